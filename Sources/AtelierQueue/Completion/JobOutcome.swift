@@ -1,0 +1,43 @@
+import Foundation
+
+/// How one attempt of a job ended, as the worker reports it.
+public enum JobOutcome: Sendable, Equatable {
+    /// Done; `result` is JSON object text (or nil for none).
+    case succeeded(result: String?)
+    /// A transient failure: run again after `delay`.
+    case retry(error: String, delay: Duration)
+    /// A permanent failure, or the last attempt failed.
+    case failed(error: String)
+    /// Stopped because someone cancelled it.
+    case cancelled(reason: String)
+    /// The worker is shutting down before the job finished: back to the queue at once,
+    /// and this attempt does not count.
+    case released
+
+    var code: String {
+        switch self {
+        case .succeeded: return "succeeded"
+        case .retry: return "retry"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
+        case .released: return "released"
+        }
+    }
+}
+
+/// The outcome of one claimed attempt, fenced on (job id, attempt, lease owner).
+public struct Completion: Sendable, Equatable {
+    public var jobID: UUID
+    public var attempt: Int
+    public var outcome: JobOutcome
+
+    public init(jobID: UUID, attempt: Int, outcome: JobOutcome) {
+        self.jobID = jobID
+        self.attempt = attempt
+        self.outcome = outcome
+    }
+
+    public init(job: ClaimedJob, outcome: JobOutcome) {
+        self.init(jobID: job.id, attempt: job.attempt, outcome: outcome)
+    }
+}

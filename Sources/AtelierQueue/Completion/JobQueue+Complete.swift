@@ -1,0 +1,69 @@
+import Foundation
+import PostgresNIO
+
+extension JobQueue {
+    /// Records the outcomes of many attempts in one statement and returns the ids that landed.
+    ///
+    /// Fencing: an outcome lands only if the job is still `running` under `worker`'s lease for
+    /// that same attempt. A worker whose lease was rescued (it looked dead, or its lease expired)
+    /// and whose job was claimed again cannot overwrite anything: its completion is refused.
+    public func complete(_ completions: [Completion], worker: String) async throws -> Set<UUID> {
+        guard !completions.isEmpty else { return [] }
+        var results: [String] = [], errors: [String] = [], delays: [Double] = []
+        for completion in completions {
+            switch completion.outcome {
+            case .succeeded(let result):
+                if let result { try Self.requireJSONObject(result, what: "job result") }
+                results.append(result ?? ""); errors.append(""); delays.append(0)
+            case .retry(let error, let delay):
+                results.append(""); errors.append(error); delays.append(max(0, delay.seconds))
+            case .failed(let error), .cancelled(let error):
+                results.append(""); errors.append(error); delays.append(0)
+            case .released:
+                results.append(""); errors.append(""); delays.append(0)
+            }
+        }
+        let query: PostgresQuery = """
+            WITH input AS (
+                SELECT * FROM unnest(\(completions.map(\.jobID))::uuid[], \(completions.map(\.attempt))::int[],
+                                     \(completions.map(\.outcome.code))::text[], \(results)::text[],
+                                     \(errors)::text[], \(delays)::float8[])
+                    AS c(id, attempt, outcome, result, error, delay_s)
+            ), updated AS (
+                UPDATE jobs j SET
+                    state = CASE WHEN c.outcome IN ('retry', 'released') THEN 'queued' ELSE c.outcome END,
+                    attempt = CASE WHEN c.outcome = 'released' THEN j.attempt - 1 ELSE j.attempt END,
+                    result = CASE WHEN c.outcome = 'succeeded' THEN NULLIF(c.result, '')::jsonb ELSE j.result END,
+                    error = CASE c.outcome WHEN 'succeeded' THEN NULL WHEN 'released' THEN j.error ELSE c.error END,
+                    errors = CASE WHEN c.outcome IN ('retry', 'failed')
+                        THEN j.errors || jsonb_build_array(jsonb_build_object(
+                                 'attempt', j.attempt, 'at', now(), 'error', c.error))
+                        ELSE j.errors END,
+                    run_at = CASE c.outcome WHEN 'retry' THEN now() + make_interval(secs => c.delay_s)
+                                            WHEN 'released' THEN now() ELSE j.run_at END,
+                    progress = CASE WHEN c.outcome = 'succeeded' THEN 100 ELSE j.progress END,
+                    finished_at = CASE WHEN c.outcome IN ('succeeded', 'failed', 'cancelled') THEN now() END,
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                  FROM input c
+                 WHERE j.id = c.id AND j.attempt = c.attempt AND j.state = 'running' AND j.lease_owner = \(worker)
+                RETURNING j.id, c.outcome, j.attempt, j.run_at, c.error
+            ), events AS (
+                INSERT INTO job_events (job_id, type, data)
+                SELECT id,
+                       CASE outcome WHEN 'retry' THEN 'retrying' WHEN 'released' THEN 'requeued' ELSE outcome END,
+                       jsonb_strip_nulls(jsonb_build_object(
+                           'attempt', attempt,
+                           'error', NULLIF(error, ''),
+                           'run_at', CASE WHEN outcome = 'retry' THEN run_at END,
+                           'reason', CASE WHEN outcome = 'released' THEN 'worker shutting down' END))
+                  FROM updated
+            )
+            SELECT id FROM updated
+            """
+        var landed = Set<UUID>()
+        for try await id in try await client.query(query, logger: logger).decode(UUID.self) {
+            landed.insert(id)
+        }
+        return landed
+    }
+}

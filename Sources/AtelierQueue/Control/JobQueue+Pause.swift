@@ -1,0 +1,44 @@
+import Foundation
+import PostgresNIO
+
+/// A queue as operators see it.
+public struct QueueInfo: Sendable, Equatable {
+    public var name: String
+    public var paused: Bool
+}
+
+extension JobQueue {
+    /// Stops workers from claiming jobs of `queue`. Running jobs finish; enqueueing still works.
+    public func pause(queue name: String) async throws {
+        try await execute("""
+            INSERT INTO queues (name, paused) VALUES (\(name), true)
+            ON CONFLICT (name) DO UPDATE SET paused = true, updated_at = now()
+            """)
+    }
+
+    /// Lets workers claim jobs of `queue` again, and wakes them.
+    public func resume(queue name: String) async throws {
+        try await execute("""
+            WITH q AS (
+                INSERT INTO queues (name, paused) VALUES (\(name), false)
+                ON CONFLICT (name) DO UPDATE SET paused = false, updated_at = now()
+                RETURNING name
+            ) SELECT pg_notify('atelier_jobs', name) FROM q
+            """)
+    }
+
+    /// Every queue that has jobs or a pause setting.
+    public func queues() async throws -> [QueueInfo] {
+        let rows = try await client.query("""
+            SELECT n.name, coalesce(q.paused, false)
+              FROM (SELECT DISTINCT queue AS name FROM jobs UNION SELECT name FROM queues) n
+              LEFT JOIN queues q ON q.name = n.name
+             ORDER BY n.name
+            """, logger: logger)
+        var result: [QueueInfo] = []
+        for try await (name, paused) in rows.decode((String, Bool).self) {
+            result.append(QueueInfo(name: name, paused: paused))
+        }
+        return result
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The durable job queue on PostgreSQL. One instance per process, shared by every task.
+///
+/// The operations live in extensions named after the mechanism they implement:
+/// `Enqueue/`, `Claim/`, `Completion/`, `Leases/`, `Control/`, `Maintenance/`, `Inspection/`.
+/// The connection pool must be running: call ``run()`` in a task (or hand ``client`` to a
+/// ServiceGroup) for as long as the queue is used.
+public final class JobQueue: Sendable {
+    public let client: PostgresClient
+    public let url: DatabaseURL
+    public let logger: Logger
+
+    public init(url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 10, logger: Logger) {
+        var configuration = url.clientConfiguration(applicationName: applicationName)
+        configuration.options.maximumConnections = maxConnections
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.url = url
+        self.logger = logger
+    }
+
+    /// Runs the connection pool until the surrounding task is cancelled.
+    public func run() async {
+        await client.run()
+    }
+
+    /// Opens one connection and closes it: a fast, clear failure when the database is not there.
+    public static func checkReachable(_ url: DatabaseURL, logger: Logger, timeout: Duration = .seconds(5)) async throws(QueueError) {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    let connection = try await PostgresConnection.connect(
+                        configuration: url.connectionConfiguration(), id: 0, logger: logger)
+                    try await connection.close()
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw QueueError.unreachable("timed out after \(timeout) connecting to \(url)")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw .unreachable("cannot reach the database at \(url): \(DatabaseErrorText.describe(error)). "
+                + "Is PostgreSQL running? (./ops/run starts one; ATELIER_DATABASE_URL says where to look)")
+        }
+    }
+
+    /// Runs `body` with a queue whose pool runs for exactly as long as `body` does.
+    public static func withQueue<T: Sendable>(
+        url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 4, logger: Logger,
+        _ body: @Sendable (JobQueue) async throws -> T
+    ) async throws -> T {
+        try await checkReachable(url, logger: logger)
+        let queue = JobQueue(url: url, applicationName: applicationName, maxConnections: maxConnections, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await queue.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await body(queue)
+        }
+    }
+
+    // MARK: Helpers shared by the extensions
+
+    /// Runs a statement and drops its rows.
+    func execute(_ query: PostgresQuery) async throws {
+        let rows = try await client.query(query, logger: logger)
+        for try await _ in rows {}
+    }
+
+    /// Runs a statement and returns its first row's single column.
+    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type) async throws -> T? {
+        let rows = try await client.query(query, logger: logger)
+        var result: T?
+        for try await row in rows where result == nil {
+            result = try row.decode(T.self)
+        }
+        return result
+    }
+}

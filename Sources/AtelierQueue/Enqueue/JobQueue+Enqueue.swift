@@ -1,0 +1,81 @@
+import Foundation
+import PostgresNIO
+
+/// The result of an enqueue: the job's id, and whether this call created it
+/// (`false` when an earlier job with the same idempotency key was returned instead).
+public struct EnqueuedJob: Sendable, Equatable {
+    public var id: UUID
+    public var inserted: Bool
+}
+
+extension JobQueue {
+    /// Enqueues one job. Workers listening on its queue are woken by the insert's NOTIFY.
+    @discardableResult
+    public func enqueue(_ job: NewJob) async throws -> EnqueuedJob {
+        try await enqueue([job])[0]
+    }
+
+    /// Enqueues many jobs in one statement (one round trip, one NOTIFY per queue).
+    /// Results are in the order of `jobs`.
+    @discardableResult
+    public func enqueue(_ jobs: [NewJob]) async throws -> [EnqueuedJob] {
+        guard !jobs.isEmpty else { return [] }
+        for job in jobs {
+            try job.validate()
+            try Self.requireJSONObject(job.payload, what: "payload")
+        }
+        let ids = jobs.map { _ in JobID.make() }
+        let query: PostgresQuery = """
+            INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
+                              idempotency_key, request_id, parent_id)
+            SELECT id, kind, queue, priority, owner, payload::jsonb, max_attempts,
+                   CASE WHEN run_at < 0 THEN now() ELSE to_timestamp(run_at) END,
+                   NULLIF(idempotency_key, ''), NULLIF(request_id, ''), NULLIF(parent_id, '')::uuid
+              FROM unnest(\(ids)::uuid[], \(jobs.map(\.kind))::text[], \(jobs.map(\.queue))::text[],
+                          \(jobs.map(\.priority))::int[], \(jobs.map(\.owner))::text[], \(jobs.map(\.payload))::text[],
+                          \(jobs.map(\.maxAttempts))::int[], \(jobs.map { $0.runAt?.timeIntervalSince1970 ?? -1 })::float8[],
+                          \(jobs.map { $0.idempotencyKey ?? "" })::text[], \(jobs.map { $0.requestID ?? "" })::text[],
+                          \(jobs.map { $0.parentID?.uuidString ?? "" })::text[])
+                AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id, parent_id)
+            ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            RETURNING id
+            """
+        var inserted = Set<UUID>()
+        for try await id in try await client.query(query, logger: logger).decode(UUID.self) {
+            inserted.insert(id)
+        }
+        var results = zip(ids, jobs).map { EnqueuedJob(id: $0.0, inserted: inserted.contains($0.0)) }
+        // Jobs that hit an idempotency key: answer with the job that already holds the key.
+        let conflicts = results.indices.filter { !results[$0].inserted }
+        if !conflicts.isEmpty {
+            let owners = conflicts.map { jobs[$0].owner }
+            let keys = conflicts.map { jobs[$0].idempotencyKey ?? "" }
+            var existing: [String: UUID] = [:]
+            let rows = try await client.query("""
+                SELECT j.owner, j.idempotency_key, j.id FROM jobs j
+                  JOIN unnest(\(owners)::text[], \(keys)::text[]) AS k(owner, key)
+                    ON j.owner = k.owner AND j.idempotency_key = k.key
+                """, logger: logger)
+            for try await (owner, key, id) in rows.decode((String, String, UUID).self) {
+                existing[owner + "\u{0}" + key] = id
+            }
+            for index in conflicts {
+                let job = jobs[index]
+                guard let id = existing[job.owner + "\u{0}" + (job.idempotencyKey ?? "")] else {
+                    throw QueueError.conflict("job with idempotency key '\(job.idempotencyKey ?? "")' vanished while enqueueing; retry")
+                }
+                results[index] = EnqueuedJob(id: id, inserted: false)
+            }
+        }
+        return results
+    }
+
+    static func requireJSONObject(_ text: String, what: String) throws(QueueError) {
+        guard let data = text.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+              object is [String: Any]
+        else {
+            throw .invalidArgument("\(what) must be a JSON object, got '\(text.prefix(80))'")
+        }
+    }
+}

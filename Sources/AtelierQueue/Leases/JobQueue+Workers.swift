@@ -1,0 +1,77 @@
+import Foundation
+import PostgresNIO
+
+/// How a live worker is recognised: it holds the session advisory lock
+/// `(Schema.lockNamespace, workers.lock_key)` on its listener connection. PostgreSQL drops the
+/// lock the moment that connection closes, which a killed process's connection does at once.
+enum Liveness {
+    /// SQL: the ids of workers whose liveness lock is held right now in this database.
+    static let liveWorkerIDs = """
+        SELECT w.id FROM workers w
+          JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+                         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                         AND l.classid = \(UInt32(bitPattern: Schema.lockNamespace))::oid
+                         AND l.objid = w.lock_key::oid
+        """
+}
+
+extension JobQueue {
+    /// Adds (or refreshes) `worker` in the registry; returns its liveness lock key.
+    public func register(_ worker: WorkerRegistration) async throws -> Int32 {
+        let key = try await scalar("""
+            INSERT INTO workers (id, host, pid, queues, kinds, concurrency, version)
+            VALUES (\(worker.id), \(worker.host), \(worker.pid), \(worker.queues)::text[], \(worker.kinds)::text[],
+                    \(worker.concurrency), \(worker.version))
+            ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+            RETURNING lock_key
+            """, as: Int32.self)
+        guard let key else { throw QueueError.conflict("worker registration returned no lock key") }
+        return key
+    }
+
+    /// Records a worker heartbeat. Returns `false` if the row is gone (pruned as dead): re-register.
+    public func heartbeat(worker: String, running: Int, processed: Int64) async throws -> Bool {
+        let count = try await scalar("""
+            WITH w AS (
+                UPDATE workers SET heartbeat_at = now(), running = \(running), processed = \(processed)
+                 WHERE id = \(worker) RETURNING 1
+            ) SELECT count(*)::int FROM w
+            """, as: Int.self)
+        return count == 1
+    }
+
+    /// Removes a worker that is shutting down cleanly.
+    public func deregister(worker: String) async throws {
+        try await execute("DELETE FROM workers WHERE id = \(worker)")
+    }
+
+    /// Removes registry rows of workers that are gone: no liveness lock and no heartbeat for `staleAfter`.
+    @discardableResult
+    public func pruneWorkers(staleAfter: Duration) async throws -> Int {
+        try await scalar("""
+            WITH gone AS (
+                DELETE FROM workers
+                 WHERE heartbeat_at < now() - \(staleAfter.milliseconds) * interval '1 millisecond'
+                   AND id NOT IN (\(unescaped: Liveness.liveWorkerIDs))
+                RETURNING 1
+            ) SELECT count(*)::int FROM gone
+            """, as: Int.self) ?? 0
+    }
+
+    /// The registry, live workers first.
+    public func workers() async throws -> [WorkerInfo] {
+        let rows = try await client.query("""
+            SELECT id, host, pid, queues, kinds, concurrency, version, running, processed, started_at, heartbeat_at,
+                   id IN (\(unescaped: Liveness.liveWorkerIDs)) AS alive
+              FROM workers ORDER BY alive DESC, started_at
+            """, logger: logger)
+        var result: [WorkerInfo] = []
+        for try await (id, host, pid, queues, kinds, concurrency, version, running, processed, startedAt, heartbeatAt, alive)
+            in rows.decode((String, String, Int, [String], [String], Int, String, Int, Int64, Date, Date, Bool).self) {
+            result.append(WorkerInfo(
+                id: id, host: host, pid: pid, queues: queues, kinds: kinds, concurrency: concurrency, version: version,
+                running: running, processed: processed, startedAt: startedAt, heartbeatAt: heartbeatAt, alive: alive))
+        }
+        return result
+    }
+}

@@ -1,0 +1,119 @@
+import Logging
+import PostgresNIO
+
+/// Applies `Migrations/*.sql` in order, each in its own transaction, recorded in
+/// `atelier_schema_migrations`. Re-running is a no-op; several migrators at once are
+/// serialised by an advisory lock; a database newer than this build is refused.
+public struct Migrator: Sendable {
+    public let queue: JobQueue
+    public let migrations: [Migration]
+
+    public init(queue: JobQueue, migrations: [Migration]) throws(QueueError) {
+        guard let newest = migrations.last?.version else {
+            throw .configuration("no migrations found: set ATELIER_MIGRATIONS_DIR to the Migrations/ directory")
+        }
+        guard newest == Schema.version else {
+            throw .configuration("the migrations directory goes up to version \(newest) but this build of atelier expects version \(Schema.version): the directory and the binary come from different releases")
+        }
+        self.queue = queue
+        self.migrations = migrations
+    }
+
+    public struct Applied: Sendable, Equatable {
+        public var version: Int
+        public var name: String
+        public var checksum: String
+    }
+
+    public struct Report: Sendable {
+        /// Versions this run applied (empty when already up to date).
+        public var applied: [Int]
+        public var currentVersion: Int
+        /// Applied migrations whose file changed since: a warning, not an error.
+        public var editedAfterApply: [Int]
+    }
+
+    /// Brings the database to ``Schema/version``.
+    @discardableResult
+    public func migrate() async throws -> Report {
+        let logger = queue.logger
+        try await queue.execute("""
+            CREATE TABLE IF NOT EXISTS atelier_schema_migrations (
+                version    integer     PRIMARY KEY,
+                name       text        NOT NULL,
+                checksum   text        NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """)
+        var appliedNow: [Int] = []
+        for migration in migrations {
+            let didApply = try await queue.client.withTransaction(logger: logger) { connection -> Bool in
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(\(Schema.lockNamespace), \(Schema.migrationLockKey))", logger: logger)
+                let existing = try await Self.appliedVersions(connection, logger: logger)
+                try Self.refuseNewer(existing)
+                if existing.contains(where: { $0.version == migration.version }) { return false }
+                for statement in SQLScript.statements(in: migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("""
+                    INSERT INTO atelier_schema_migrations (version, name, checksum)
+                    VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                    """, logger: logger)
+                return true
+            }
+            if didApply {
+                appliedNow.append(migration.version)
+                logger.info("applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+            }
+        }
+        let applied = try await appliedMigrations()
+        try Self.refuseNewer(applied)
+        let edited = applied.filter { row in
+            migrations.first { $0.version == row.version }.map { $0.checksum != row.checksum } ?? false
+        }.map(\.version)
+        return Report(applied: appliedNow, currentVersion: applied.last?.version ?? 0, editedAfterApply: edited)
+    }
+
+    public func appliedMigrations() async throws -> [Applied] {
+        try await queue.client.withConnection { try await Self.appliedVersions($0, logger: queue.logger) }
+    }
+
+    /// Fails unless the database is at exactly ``Schema/version``: what `work` and `serve` check at start.
+    public static func requireCurrent(_ queue: JobQueue) async throws {
+        let version: Int?
+        do {
+            version = try await queue.scalar(
+                "SELECT max(version) FROM atelier_schema_migrations", as: Int?.self) ?? nil
+        } catch where DatabaseErrorText.sqlState(error) == "42P01" {   // undefined_table
+            version = nil
+        }
+        let current = version ?? 0
+        if current < Schema.version {
+            throw QueueError.schema("the database schema is at version \(current) but this build needs version \(Schema.version): run `atelier migrate`")
+        }
+        if current > Schema.version {
+            throw QueueError.schema(newerMessage(current))
+        }
+    }
+
+    private static func appliedVersions(_ connection: PostgresConnection, logger: Logger) async throws -> [Applied] {
+        let rows = try await connection.query(
+            "SELECT version, name, checksum FROM atelier_schema_migrations ORDER BY version", logger: logger)
+        var result: [Applied] = []
+        for try await (version, name, checksum) in rows.decode((Int, String, String).self) {
+            result.append(Applied(version: version, name: name, checksum: checksum))
+        }
+        return result
+    }
+
+    private static func refuseNewer(_ applied: [Applied]) throws(QueueError) {
+        if let newest = applied.last?.version, newest > Schema.version {
+            throw .schema(newerMessage(newest))
+        }
+    }
+
+    private static func newerMessage(_ version: Int) -> String {
+        "the database schema is at version \(version), newer than this build of atelier (which knows up to version \(Schema.version)): upgrade atelier, or point ATELIER_DATABASE_URL at another database"
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import PostgresNIO
+
+/// A job row as the operator and the API see it.
+public struct Job: Sendable, Equatable {
+    public var id: UUID
+    public var kind: String
+    public var queue: String
+    public var state: JobState
+    public var priority: Int
+    public var owner: String
+    /// JSON text.
+    public var payload: String
+    /// JSON text, set when the job succeeded.
+    public var result: String?
+    public var error: String?
+    /// JSON array text: `[{attempt, at, error}]`, oldest first.
+    public var errors: String
+    public var attempt: Int
+    public var maxAttempts: Int
+    public var runAt: Date
+    public var leaseOwner: String?
+    public var leaseExpiresAt: Date?
+    public var progress: Int
+    public var progressStep: String?
+    public var cancelRequested: Bool
+    public var idempotencyKey: String?
+    public var requestID: String?
+    public var parentID: UUID?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var startedAt: Date?
+    public var finishedAt: Date?
+
+    /// Columns in the order `init(row:)` decodes them.
+    static let columns = """
+        id, kind, queue, state, priority::int, owner, payload::text, result::text, error, errors::text,
+        attempt, max_attempts, run_at, lease_owner, lease_expires_at, progress::int, progress_step,
+        cancel_requested, idempotency_key, request_id, parent_id, created_at, updated_at, started_at, finished_at
+        """
+
+    init(row: PostgresRow) throws {
+        let (id, kind, queue, state, priority, owner, payload, result, error, errors,
+             attempt, maxAttempts, runAt, leaseOwner, leaseExpiresAt, progress, progressStep,
+             cancelRequested, idempotencyKey, requestID, parentID, createdAt, updatedAt, startedAt, finishedAt)
+            = try row.decode((UUID, String, String, String, Int, String, String, String?, String?, String,
+                              Int, Int, Date, String?, Date?, Int, String?,
+                              Bool, String?, String?, UUID?, Date, Date, Date?, Date?).self)
+        self.id = id
+        self.kind = kind
+        self.queue = queue
+        self.state = JobState(rawValue: state) ?? .failed
+        self.priority = priority
+        self.owner = owner
+        self.payload = payload
+        self.result = result
+        self.error = error
+        self.errors = errors
+        self.attempt = attempt
+        self.maxAttempts = maxAttempts
+        self.runAt = runAt
+        self.leaseOwner = leaseOwner
+        self.leaseExpiresAt = leaseExpiresAt
+        self.progress = progress
+        self.progressStep = progressStep
+        self.cancelRequested = cancelRequested
+        self.idempotencyKey = idempotencyKey
+        self.requestID = requestID
+        self.parentID = parentID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
+}
+
+/// What a worker holds after a claim: enough to run the job and to fence its completion.
+public struct ClaimedJob: Sendable, Equatable {
+    public var id: UUID
+    public var kind: String
+    public var queue: String
+    public var priority: Int
+    public var owner: String
+    public var payload: String
+    /// This claim's attempt number (1 for the first run). Completion is fenced on it.
+    public var attempt: Int
+    public var maxAttempts: Int
+    public var requestID: String?
+    public var createdAt: Date
+    /// The worker that holds the lease.
+    public var leaseOwner: String
+
+    public var isLastAttempt: Bool { attempt >= maxAttempts }
+}
+
+/// One entry of a job's ordered history.
+public struct JobEvent: Sendable, Equatable {
+    public var id: Int64
+    public var jobID: UUID
+    public var type: String
+    /// JSON object text.
+    public var data: String
+    public var createdAt: Date
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// What an enqueuer asks for. Only `kind` is required.
+public struct NewJob: Sendable {
+    public var kind: String
+    /// JSON object text handed to the handler.
+    public var payload: String
+    public var queue: String
+    /// Higher runs first. Interactive work (captions) uses `Priority.interactive`.
+    public var priority: Int
+    public var owner: String
+    public var maxAttempts: Int
+    /// Not claimable before this instant; `nil` means now.
+    public var runAt: Date?
+    /// A repeated enqueue with the same (owner, key) returns the first job instead of a new one.
+    public var idempotencyKey: String?
+    public var requestID: String?
+    public var parentID: UUID?
+
+    public init(
+        kind: String,
+        payload: String = "{}",
+        queue: String = "default",
+        priority: Int = Priority.normal,
+        owner: String = "system",
+        maxAttempts: Int = 5,
+        runAt: Date? = nil,
+        delay: Duration? = nil,
+        idempotencyKey: String? = nil,
+        requestID: String? = nil,
+        parentID: UUID? = nil
+    ) {
+        self.kind = kind
+        self.payload = payload
+        self.queue = queue
+        self.priority = priority
+        self.owner = owner
+        self.maxAttempts = maxAttempts
+        if let delay {
+            self.runAt = Date().addingTimeInterval(delay.seconds)
+        } else {
+            self.runAt = runAt
+        }
+        self.idempotencyKey = idempotencyKey
+        self.requestID = requestID
+        self.parentID = parentID
+    }
+
+    func validate() throws(QueueError) {
+        guard !kind.isEmpty, kind.count <= 64 else { throw .invalidArgument("job kind must be 1–64 characters") }
+        guard !queue.isEmpty, queue.count <= 64 else { throw .invalidArgument("queue name must be 1–64 characters") }
+        guard (Priority.lowest...Priority.highest).contains(priority) else {
+            throw .invalidArgument("priority must be between \(Priority.lowest) and \(Priority.highest), got \(priority)")
+        }
+        guard (1...100).contains(maxAttempts) else {
+            throw .invalidArgument("max attempts must be between 1 and 100, got \(maxAttempts)")
+        }
+        if let key = idempotencyKey, key.isEmpty || key.count > 255 {
+            throw .invalidArgument("idempotency key must be 1–255 characters")
+        }
+    }
+}
+
+/// Named priorities; any integer in `lowest...highest` works.
+public enum Priority {
+    public static let lowest = -100
+    public static let batch = -10
+    public static let normal = 0
+    public static let interactive = 50
+    public static let highest = 100
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    public var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+
+    public var milliseconds: Int64 {
+        let (s, atto) = components
+        return s * 1000 + atto / 1_000_000_000_000_000
+    }
+}

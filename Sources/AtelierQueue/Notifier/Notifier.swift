@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// One notification received on a channel.
+public struct QueueNotification: Sendable, Equatable {
+    public var channel: String
+    public var payload: String
+
+    /// Sent to subscribers after a reconnect: notifications may have been missed, re-check.
+    public static let reconnected = QueueNotification(channel: "", payload: "reconnected")
+}
+
+/// One dedicated LISTEN connection per process, fanned out to any number of subscribers.
+///
+/// Reconnects with backoff when the connection drops. `onConnect` runs on every new connection
+/// before listening (the worker takes its liveness lock there). Notifications are a latency
+/// optimisation only: every consumer also polls, so a lost one costs time, never a job.
+public final class Notifier: Sendable {
+    public enum Channel {
+        /// Payload: queue name. A job became claimable now.
+        public static let jobs = "atelier_jobs"
+        /// Payload: `job_id:event_id,…`. New job events.
+        public static let jobEvents = "atelier_job_events"
+        /// Payload: job id. Someone asked to cancel a running job.
+        public static let cancel = "atelier_cancel"
+    }
+
+    private let url: DatabaseURL
+    private let channels: [String]
+    private let logger: Logger
+    private let onConnect: (@Sendable (PostgresConnection) async throws -> Void)?
+    private let subscribers = Mutex<[UUID: AsyncStream<QueueNotification>.Continuation]>([:])
+    /// Opens after the first successful connect (and `onConnect`).
+    public let ready = Gate()
+
+    public init(url: DatabaseURL, channels: [String], logger: Logger,
+                onConnect: (@Sendable (PostgresConnection) async throws -> Void)? = nil) {
+        self.url = url
+        self.channels = channels
+        self.logger = logger
+        self.onConnect = onConnect
+    }
+
+    /// A stream of every notification on the notifier's channels, until the stream is dropped.
+    public func subscribe(bufferingNewest limit: Int = 10_000) -> AsyncStream<QueueNotification> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream.makeStream(of: QueueNotification.self, bufferingPolicy: .bufferingNewest(limit))
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    private func broadcast(_ notification: QueueNotification) {
+        let targets = subscribers.withLock { Array($0.values) }
+        for continuation in targets { continuation.yield(notification) }
+    }
+
+    /// Listens until the task is cancelled, reconnecting as needed.
+    public func run() async {
+        var backoff = Duration.milliseconds(100)
+        var connectedBefore = false
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: url.connectionConfiguration(), id: 1, logger: logger)
+                do {
+                    try await withTaskCancellationHandler {
+                        try await onConnect?(connection)
+                        try await listen(on: connection, announceReconnect: connectedBefore)
+                    } onCancel: {
+                        let closing: EventLoopFuture<Void> = connection.close()
+                        _ = closing
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                if Task.isCancelled { break }
+                logger.warning("listener connection lost; reconnecting", metadata: [
+                    "error": "\(DatabaseErrorText.describe(error))", "retry_in": "\(backoff)"])
+            }
+            connectedBefore = connectedBefore || ready.isOpen
+            if Task.isCancelled { break }
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, .seconds(5))
+        }
+        subscribers.withLock { subscribers in
+            for continuation in subscribers.values { continuation.finish() }
+        }
+    }
+
+    private struct ListenerEnded: Error, CustomStringConvertible {
+        var description: String { "notification stream ended" }
+    }
+
+    private func listen(on connection: PostgresConnection, announceReconnect: Bool) async throws {
+        try await listenAll(connection, channels[...], [], announceReconnect: announceReconnect)
+    }
+
+    /// LISTENs on each channel in turn (nesting keeps each UNLISTEN tied to its scope), then
+    /// drains all channels at once. Returns only by throwing: the connection is gone.
+    private func listenAll(
+        _ connection: PostgresConnection, _ remaining: ArraySlice<String>,
+        _ listening: [(String, PostgresNotificationSequence)], announceReconnect: Bool
+    ) async throws {
+        if let channel = remaining.first {
+            try await connection.listen(on: channel) { notifications in
+                try await self.listenAll(connection, remaining.dropFirst(), listening + [(channel, notifications)],
+                                         announceReconnect: announceReconnect)
+            }
+            return
+        }
+        ready.open()
+        if announceReconnect { broadcast(.reconnected) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (channel, notifications) in listening {
+                group.addTask {
+                    for try await notification in notifications {
+                        self.broadcast(QueueNotification(channel: channel, payload: notification.payload))
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+            throw ListenerEnded()
+        }
+    }
+}

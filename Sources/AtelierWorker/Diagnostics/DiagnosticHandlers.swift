@@ -1,0 +1,94 @@
+import AtelierQueue
+import Foundation
+
+/// Handlers every worker has, for smoke tests, the test suite and `atelier bench`:
+/// `noop` does nothing, `sleep` waits (cancellably), `fail` fails as told.
+///
+/// If `ATELIER_DIAGNOSTIC_LOG` names a file, each run appends one line
+/// `job_id attempt pid` to it (a single O_APPEND write, atomic across processes), which is how
+/// the test suite proves every job ran exactly once.
+public enum DiagnosticHandlers {
+    public static func all(environment: [String: String] = ProcessInfo.processInfo.environment) -> [any JobHandler] {
+        let log = environment["ATELIER_DIAGNOSTIC_LOG"].flatMap { $0.isEmpty ? nil : ExecutionLog(path: $0) }
+        return [NoopHandler(log: log), SleepHandler(log: log), FailHandler(log: log)]
+    }
+}
+
+/// Appends one line per execution to a file shared by processes.
+struct ExecutionLog: Sendable {
+    let path: String
+
+    func record(_ job: ClaimedJob) {
+        let line = "\(job.id.uuidString.lowercased()) \(job.attempt) \(getpid())\n"
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+    }
+}
+
+/// `noop`: succeeds at once with `{}`. Payload ignored.
+struct NoopHandler: JobHandler {
+    let kind = "noop"
+    let log: ExecutionLog?
+
+    func run(_ context: JobContext) async throws -> JobResult {
+        log?.record(context.job)
+        return .none
+    }
+}
+
+/// `sleep`: `{"ms": 250}` waits that long, checking for cancellation; result `{"slept_ms": N}`.
+struct SleepHandler: JobHandler {
+    let kind = "sleep"
+    let log: ExecutionLog?
+
+    struct Payload: Decodable {
+        var ms: Int
+    }
+
+    struct Result: Encodable {
+        var slept_ms: Int
+    }
+
+    func run(_ context: JobContext) async throws -> JobResult {
+        log?.record(context.job)
+        let payload = try context.payload(as: Payload.self)
+        guard (0...3_600_000).contains(payload.ms) else { throw JobFailure.permanent("ms must be between 0 and 3600000") }
+        let steps = max(1, payload.ms / 100)
+        for step in 1...steps {
+            try await Task.sleep(for: .milliseconds(payload.ms / steps))
+            try context.checkCancellation()
+            if steps >= 10 && step % (steps / 10) == 0 {
+                try await context.progress(step * 100 / steps, step: "sleeping")
+            }
+        }
+        return try .encode(Result(slept_ms: payload.ms))
+    }
+}
+
+/// `fail`: `{"message": "…", "permanent": false, "succeed_on_attempt": 3}` fails with that message
+/// (permanently or not) until `succeed_on_attempt`, if given.
+struct FailHandler: JobHandler {
+    let kind = "fail"
+    let log: ExecutionLog?
+    var retryPolicy: RetryPolicy {
+        RetryPolicy(base: .milliseconds(200), factor: 2, maxDelay: .seconds(5), jitter: 0.25)
+    }
+
+    struct Payload: Decodable {
+        var message: String?
+        var permanent: Bool?
+        var succeed_on_attempt: Int?
+    }
+
+    func run(_ context: JobContext) async throws -> JobResult {
+        log?.record(context.job)
+        let payload = try context.payload(as: Payload.self)
+        if let success = payload.succeed_on_attempt, context.job.attempt >= success {
+            return try .encode(["succeeded_on_attempt": context.job.attempt])
+        }
+        let message = payload.message ?? "failed on purpose"
+        throw payload.permanent == true ? JobFailure.permanent(message) : JobFailure.transient(message)
+    }
+}

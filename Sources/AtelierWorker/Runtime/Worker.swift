@@ -1,0 +1,223 @@
+import AtelierQueue
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// One worker process: claims jobs of its kinds from its queues and runs them.
+///
+/// - Wake-up: a dedicated LISTEN connection (``Notifier``) rings a doorbell on `atelier_jobs`;
+///   the claim loop also polls every `pollInterval`, so a lost notification costs only latency.
+/// - Liveness: that same connection holds the worker's advisory lock, so a killed process's
+///   jobs are rescued by any other worker within a second.
+/// - Heartbeats renew the leases of running attempts and pick up cancellations.
+/// - Graceful shutdown (SIGTERM/SIGINT through ServiceLifecycle): stop claiming, let running
+///   jobs finish for `drainTimeout`, then stop and release the rest, deregister, return.
+public final class Worker: Service, Sendable {
+    public let id: String
+    private let queue: JobQueue
+    private let handlers: HandlerRegistry
+    private let configuration: WorkerConfiguration
+    private let logger: Logger
+    private let running = RunningJobs()
+    private let doorbell = Doorbell()
+    private let stopping = Atomic<Bool>(false)
+    private let processed = Atomic<Int64>(0)
+    private let completer: JobCompleter
+
+    public init(queue: JobQueue, handlers: HandlerRegistry, configuration: WorkerConfiguration, logger: Logger) throws {
+        try configuration.validate()
+        guard !handlers.kinds.isEmpty else { throw QueueError.invalidArgument("a worker needs at least one job handler") }
+        self.id = WorkerRegistration.makeID()
+        self.queue = queue
+        self.handlers = handlers
+        self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: "worker"] = "\(id)"
+        self.logger = logger
+        self.completer = JobCompleter(queue: queue, worker: id)
+    }
+
+    /// Jobs finished by this process.
+    public var processedCount: Int64 { processed.load(ordering: .relaxed) }
+
+    /// Asks the worker to drain and stop (what SIGTERM does).
+    public func stop() {
+        stopping.store(true, ordering: .releasing)
+        doorbell.ring()
+    }
+
+    public func run() async throws {
+        let registration = WorkerRegistration(
+            id: id, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
+            queues: configuration.queues, kinds: handlers.kinds, concurrency: configuration.concurrency,
+            version: configuration.version)
+        let lockKey = try await queue.register(registration)
+        let logger = self.logger
+        let notifier = Notifier(
+            url: queue.url, channels: [Notifier.Channel.jobs, Notifier.Channel.cancel], logger: logger
+        ) { connection in
+            try await connection.query("SELECT pg_advisory_lock(\(Schema.lockNamespace), \(lockKey))", logger: logger)
+        }
+        logger.info("worker starting", metadata: [
+            "queues": "\(configuration.queues.joined(separator: ","))", "kinds": "\(handlers.kinds.joined(separator: ","))",
+            "concurrency": "\(configuration.concurrency)"])
+
+        try await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { background in
+                background.addTask { await notifier.run() }
+                background.addTask { await self.consume(notifier.subscribe()) }
+                // Claim nothing before the liveness lock is held, or rescuers would take the jobs back.
+                await notifier.ready.wait()
+                background.addTask { await self.heartbeatLoop(registration) }
+                background.addTask { await self.maintenanceLoop() }
+                await self.claimLoop()
+                background.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+        do {
+            try await queue.deregister(worker: id)
+        } catch {
+            logger.warning("could not deregister", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
+        }
+        logger.info("worker stopped", metadata: ["processed": "\(processedCount)"])
+    }
+
+    // MARK: Claiming
+
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Claims while there are free slots and jobs; runs each job as a child task; on stop,
+    /// waits for the children (drain).
+    private func claimLoop() async {
+        await withDiscardingTaskGroup { jobs in
+            var backoff = Duration.milliseconds(100)
+            while !isStopping && !Task.isCancelled {
+                let free = configuration.concurrency - running.count
+                if free > 0 {
+                    do {
+                        let claimed = try await queue.claim(
+                            worker: id, queues: configuration.queues, kinds: handlers.kinds,
+                            limit: free, lease: configuration.lease)
+                        backoff = .milliseconds(100)
+                        for job in claimed {
+                            let signal = StopSignal()
+                            running.add(job, signal: signal)
+                            jobs.addTask { await self.runJob(job, signal: signal) }
+                        }
+                        if claimed.count == free { continue }   // there may be more: claim again when a slot frees
+                    } catch {
+                        logger.warning("claim failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
+                        try? await Task.sleep(for: backoff)
+                        backoff = min(backoff * 2, .seconds(5))
+                        continue
+                    }
+                }
+                await doorbell.wait(timeout: configuration.pollInterval)
+            }
+            await drain()
+        }
+    }
+
+    private func runJob(_ job: ClaimedJob, signal: StopSignal) async {
+        let executor = JobExecutor(queue: queue, handlers: handlers, logger: logger)
+        let outcome = await executor.execute(job, stopSignal: signal)
+        if let outcome {
+            let landed = await completer.complete(Completion(job: job, outcome: outcome))
+            if !landed {
+                logger.warning("completion refused: the job's lease belongs to another attempt now",
+                               metadata: ["job_id": "\(job.id)", "attempt": "\(job.attempt)"])
+            }
+        }
+        processed.add(1, ordering: .relaxed)
+        let before = running.remove(job.id)
+        if before == configuration.concurrency { doorbell.ring() }   // was full: claim again
+    }
+
+    /// Lets running jobs finish for `drainTimeout`, then stops the rest (they are released).
+    private func drain() async {
+        let deadline = ContinuousClock.now + configuration.drainTimeout
+        if running.count > 0 {
+            logger.info("draining", metadata: ["running": "\(running.count)", "timeout": "\(configuration.drainTimeout)"])
+        }
+        while running.count > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        guard running.count > 0 else { return }
+        logger.warning("drain timeout: stopping and releasing running jobs", metadata: ["running": "\(running.count)"])
+        running.stopAll(reason: .shutdown)
+        guard configuration.exitIfDrainHangs else { return }
+        // A handler that ignores cancellation must not keep the process alive forever.
+        let leases = running.leases
+        let queue = self.queue, id = self.id, logger = self.logger
+        Task.detached {
+            try? await Task.sleep(for: .seconds(5))
+            let stillRunning = leases.map { Completion(jobID: $0.jobID, attempt: $0.attempt, outcome: .released) }
+            _ = try? await queue.complete(stillRunning, worker: id)
+            try? await queue.deregister(worker: id)
+            logger.error("handlers ignored cancellation; released their jobs and exiting")
+            exit(0)
+        }
+    }
+
+    // MARK: Notifications, heartbeats, maintenance
+
+    private func consume(_ notifications: AsyncStream<QueueNotification>) async {
+        for await notification in notifications {
+            switch notification.channel {
+            case Notifier.Channel.cancel:
+                if let id = UUID(uuidString: notification.payload) { running.stop(id, reason: .cancelRequested) }
+            default:
+                doorbell.ring()
+            }
+        }
+    }
+
+    private func heartbeatLoop(_ registration: WorkerRegistration) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.heartbeatInterval)
+            if Task.isCancelled { return }
+            do {
+                let leases = running.leases
+                let report = try await queue.extendLeases(leases, worker: id, lease: configuration.lease)
+                for lease in leases where !report.held.contains(lease.jobID) {
+                    running.stop(lease.jobID, reason: .leaseLost)
+                }
+                for jobID in report.cancelRequested {
+                    running.stop(jobID, reason: .cancelRequested)
+                }
+                if try await !queue.heartbeat(worker: id, running: running.count, processed: processedCount) {
+                    _ = try await queue.register(registration)
+                }
+            } catch {
+                logger.warning("heartbeat failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
+            }
+        }
+    }
+
+    private func maintenanceLoop() async {
+        var lastHousekeeping = ContinuousClock.now - .seconds(3600)
+        while !Task.isCancelled {
+            let jitter = Double.random(in: 0.8...1.2)
+            try? await Task.sleep(for: configuration.rescueInterval * jitter)
+            if Task.isCancelled { return }
+            do {
+                let rescued = try await queue.rescueLostJobs()
+                if rescued > 0 { logger.warning("rescued jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
+                if ContinuousClock.now - lastHousekeeping > .seconds(30) {
+                    lastHousekeeping = .now
+                    try await queue.pruneWorkers(staleAfter: configuration.pruneWorkersAfter)
+                    if let retention = configuration.retention {
+                        let purged = try await queue.purgeFinished(olderThan: retention)
+                        if !purged.isEmpty { logger.info("purged finished jobs", metadata: ["jobs": "\(purged.count)"]) }
+                    }
+                }
+            } catch {
+                logger.warning("maintenance failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
+            }
+        }
+    }
+}

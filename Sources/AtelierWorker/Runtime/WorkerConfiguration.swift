@@ -1,0 +1,36 @@
+import AtelierQueue
+
+/// How a worker process claims and runs jobs. Defaults suit production; tests shorten the timings.
+public struct WorkerConfiguration: Sendable {
+    /// Queues to claim from.
+    public var queues: [String] = ["default"]
+    /// Jobs run at once in this process.
+    public var concurrency: Int = 8
+    /// A claimed job's lease; the worker renews it every `heartbeatInterval`. A worker that stops
+    /// renewing (hung, partitioned) loses its jobs after this long.
+    public var lease: Duration = .seconds(30)
+    public var heartbeatInterval: Duration = .seconds(5)
+    /// Fallback when no notification arrives (a lost NOTIFY, a delayed job coming due).
+    public var pollInterval: Duration = .seconds(1)
+    /// How often this process looks for jobs of dead workers (killed processes are seen within one tick).
+    public var rescueInterval: Duration = .seconds(1)
+    /// On SIGTERM/SIGINT: how long running jobs may take to finish before they are stopped and released.
+    public var drainTimeout: Duration = .seconds(20)
+    /// Finished jobs older than this are purged by maintenance; nil keeps them.
+    public var retention: Duration? = .seconds(7 * 24 * 3600)
+    /// Registry rows of workers gone (no liveness lock) for this long are removed.
+    public var pruneWorkersAfter: Duration = .seconds(30)
+    /// If a handler ignores cancellation past drain, release its job in the database and exit the process.
+    public var exitIfDrainHangs: Bool = true
+    public var version: String = "dev"
+
+    public init() {}
+
+    public func validate() throws(QueueError) {
+        guard (1...1000).contains(concurrency) else { throw .invalidArgument("concurrency must be between 1 and 1000, got \(concurrency)") }
+        guard !queues.isEmpty else { throw .invalidArgument("a worker needs at least one queue") }
+        guard heartbeatInterval < lease else {
+            throw .invalidArgument("the heartbeat interval (\(heartbeatInterval)) must be shorter than the lease (\(lease))")
+        }
+    }
+}

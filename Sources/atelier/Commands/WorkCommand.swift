@@ -1,0 +1,105 @@
+import ArgumentParser
+import AtelierQueue
+import AtelierWorker
+import Foundation
+import Logging
+import ServiceLifecycle
+
+struct WorkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "work",
+        abstract: "Run worker processes: claim jobs, run them, record results. SIGTERM/SIGINT drain and exit 0.",
+        discussion: """
+            Scale by process count: --processes P starts P worker processes under a supervisor that
+            restarts any that dies; more processes on other machines can share the same database.
+            Environment: ATELIER_WORKER_CONCURRENCY, ATELIER_WORKER_PROCESSES, ATELIER_QUEUES, ATELIER_KINDS,
+            ATELIER_LEASE, ATELIER_HEARTBEAT_INTERVAL, ATELIER_POLL_INTERVAL, ATELIER_RESCUE_INTERVAL,
+            ATELIER_DRAIN_TIMEOUT, ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever).
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "Jobs run at once per process (default 8).") var concurrency: Int?
+    @Option(help: "Worker processes to run under a supervisor (default 1).") var processes: Int?
+    @Option(help: "Queues to claim from, comma-separated (default: default).") var queues: String?
+    @Option(help: "Only these job kinds, comma-separated (default: every kind this build knows).") var kinds: String?
+
+    func run() async throws {
+        let settings = Settings()
+        settings.bootstrapLogging(fallback: .info)
+        let logger = Logger(label: "atelier.work")
+        do {
+            var configuration = WorkerConfiguration()
+            configuration.version = AtelierVersion.current
+            configuration.concurrency = try concurrency ?? settings.int("ATELIER_WORKER_CONCURRENCY") ?? configuration.concurrency
+            configuration.queues = queues.map { $0.split(separator: ",").map(String.init) } ?? settings.list("ATELIER_QUEUES") ?? configuration.queues
+            configuration.lease = try settings.duration("ATELIER_LEASE") ?? configuration.lease
+            configuration.heartbeatInterval = try settings.duration("ATELIER_HEARTBEAT_INTERVAL") ?? configuration.heartbeatInterval
+            configuration.pollInterval = try settings.duration("ATELIER_POLL_INTERVAL") ?? configuration.pollInterval
+            configuration.rescueInterval = try settings.duration("ATELIER_RESCUE_INTERVAL") ?? configuration.rescueInterval
+            configuration.drainTimeout = try settings.duration("ATELIER_DRAIN_TIMEOUT") ?? configuration.drainTimeout
+            if let retention = try settings.duration("ATELIER_RETENTION") {
+                configuration.retention = retention == .zero ? nil : retention
+            }
+            try configuration.validate()
+            let processes = try self.processes ?? settings.int("ATELIER_WORKER_PROCESSES") ?? 1
+            guard (1...256).contains(processes) else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }
+            var handlers = HandlerRegistry(DiagnosticHandlers.all())
+            if let kinds = kinds.map({ $0.split(separator: ",").map(String.init) }) ?? settings.list("ATELIER_KINDS") {
+                do { handlers = try handlers.restricted(to: kinds) } catch { throw QueueError.invalidArgument("\(error)") }
+            }
+            let url = try settings.databaseURL(flag: database.databaseURL)
+            try await JobQueue.checkReachable(url, logger: logger)
+
+            if processes > 1 {
+                try await superviseProcesses(processes, configuration: configuration, handlers: handlers, logger: logger)
+                return
+            }
+            let queue = JobQueue(url: url, applicationName: "atelier-worker",
+                                 maxConnections: configuration.concurrency + 4, logger: logger)
+            let worker = try Worker(queue: queue, handlers: handlers, configuration: configuration, logger: logger)
+            let group = ServiceGroup(configuration: .init(
+                services: [
+                    .init(service: queue.client),
+                    .init(service: SchemaCheckedService(queue: queue, inner: worker), successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+            try await group.run()
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// Starts `processes` single-process workers with the same settings and keeps them running.
+    private func superviseProcesses(_ processes: Int, configuration: WorkerConfiguration,
+                                    handlers: HandlerRegistry, logger: Logger) async throws {
+        var arguments = ["work", "--processes", "1", "--concurrency", String(configuration.concurrency),
+                         "--queues", configuration.queues.joined(separator: ","), "--kinds", handlers.kinds.joined(separator: ",")]
+        if let url = database.databaseURL { arguments += ["--database-url", url] }
+        let supervisor = Supervisor(executable: Self.executableURL, arguments: arguments, processes: processes, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: supervisor, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    static var executableURL: URL {
+        #if os(Linux)
+        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        #else
+        return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        #endif
+    }
+}
+
+/// Refuses to start a service against a database whose schema does not match this build.
+struct SchemaCheckedService: Service {
+    let queue: JobQueue
+    let inner: any Service
+
+    func run() async throws {
+        try await Migrator.requireCurrent(queue)
+        try await inner.run()
+    }
+}

