@@ -5,6 +5,11 @@ import PostgresNIO
 public struct QueueInfo: Sendable, Equatable {
     public var name: String
     public var paused: Bool
+
+    public init(name: String, paused: Bool) {
+        self.name = name
+        self.paused = paused
+    }
 }
 
 extension JobQueue {

@@ -6,6 +6,11 @@ import PostgresNIO
 public struct EnqueuedJob: Sendable, Equatable {
     public var id: UUID
     public var inserted: Bool
+
+    public init(id: UUID, inserted: Bool) {
+        self.id = id
+        self.inserted = inserted
+    }
 }
 
 extension JobQueue {

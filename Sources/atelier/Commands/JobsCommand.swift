@@ -175,7 +175,7 @@ struct JobsCommand: AsyncParsableCommand {
             try await withQueue(database) { queue in
                 let state = try await queue.cancel(id: try JobID.parse(text), reason: "cancelled by operator")
                 switch state {
-                case .cancelled: say("job \(text) cancelled")
+                case .cancelled: say("job \(text) is cancelled")
                 case .running: say("job \(text) is running; its worker has been told to stop it")
                 default: throw QueueError.conflict("job \(text) already \(state.rawValue); nothing to cancel")
                 }

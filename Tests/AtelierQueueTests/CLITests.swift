@@ -1,0 +1,108 @@
+import AtelierQueue
+import Foundation
+import XCTest
+
+/// The operator CLI as a person or a script uses it: output, --json, exit codes.
+final class CLITests: XCTestCase {
+    var db: TestDatabase!
+
+    override func setUp() async throws {
+        db = try await TestDatabase.make()
+    }
+
+    override func tearDown() async throws {
+        await db?.drop()
+    }
+
+    private func atelier(_ arguments: String...) async throws -> (status: Int32, output: String) {
+        try await AtelierProcess.run(arguments, database: db.url)
+    }
+
+    private func json(_ output: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(output.utf8))
+    }
+
+    func testEnqueueShowListStatsAsJSON() async throws {
+        let enqueued = try await atelier("jobs", "enqueue", "noop", "--payload", #"{"x": 1}"#, "--json")
+        XCTAssertEqual(enqueued.status, 0, enqueued.output)
+        let id = try XCTUnwrap((try json(enqueued.output) as? [[String: Any]])?.first?["id"] as? String)
+
+        let shown = try await atelier("jobs", "show", id, "--json")
+        XCTAssertEqual(shown.status, 0, shown.output)
+        let job = try XCTUnwrap(try json(shown.output) as? [String: Any])
+        XCTAssertEqual(job["state"] as? String, "queued")
+        XCTAssertEqual((job["payload"] as? [String: Any])?["x"] as? Int, 1)
+        XCTAssertNotNil(job["events"] as? [Any])
+
+        let listed = try await atelier("jobs", "list", "--state", "queued", "--json")
+        XCTAssertEqual((try json(listed.output) as? [String: Any])?["total"] as? Int, 1)
+
+        let stats = try await atelier("queue", "stats", "--json")
+        let counts = (try json(stats.output) as? [String: Any])?["counts"] as? [[String: Any]]
+        XCTAssertEqual(counts?.first?["kind"] as? String, "noop")
+        XCTAssertEqual(counts?.first?["count"] as? Int, 1)
+
+        let table = try await atelier("queue", "stats")
+        XCTAssertTrue(table.output.contains("KIND"), table.output)
+        XCTAssertTrue(table.output.contains("noop"), table.output)
+    }
+
+    func testCancelRetryPauseResumePurge() async throws {
+        let id = try await db.queue.enqueue(NewJob(kind: "noop")).id.uuidString.lowercased()
+        let cancelled = try await atelier("jobs", "cancel", id)
+        XCTAssertEqual(cancelled.status, 0, cancelled.output)
+        XCTAssertTrue(cancelled.output.contains("cancelled"))
+        let again = try await atelier("jobs", "cancel", id)
+        XCTAssertEqual(again.status, 0, "cancelling a cancelled job is harmless\n\(again.output)")
+        let done = try await db.queue.enqueue(NewJob(kind: "other")).id
+        let claimed = try await db.queue.claim(worker: "w", queues: ["default"], kinds: ["other"], limit: 1, lease: .seconds(30))
+        _ = try await db.queue.complete(claimed.map { Completion(job: $0, outcome: .succeeded(result: nil)) }, worker: "w")
+        let finished = try await atelier("jobs", "cancel", done.uuidString)
+        XCTAssertEqual(finished.status, 4, "a succeeded job cannot be cancelled: a conflict\n\(finished.output)")
+        XCTAssertTrue(finished.output.contains("already succeeded"), finished.output)
+        try await XCTAssertEqualAsync(try await atelier("jobs", "retry", id).status, 0)
+        try await XCTAssertEqualAsync(try await db.queue.job(id: JobID.parse(id)).state, .queued)
+
+        try await XCTAssertEqualAsync(try await atelier("queue", "pause", "default").status, 0)
+        try await XCTAssertEqualAsync(try await db.queue.queues().first?.paused, true)
+        try await XCTAssertEqualAsync(try await atelier("queue", "resume", "default").status, 0)
+        try await XCTAssertEqualAsync(try await db.queue.queues().first?.paused, false)
+
+        let purge = try await atelier("jobs", "purge", "--older-than", "0s")
+        XCTAssertEqual(purge.status, 0, purge.output)
+        let bad = try await atelier("jobs", "purge", "--older-than", "soon")
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.output.contains("not a duration"), bad.output)
+    }
+
+    func testBadIdsAndMissingJobsExitWithClearErrors() async throws {
+        let malformed = try await atelier("jobs", "show", "not-a-job")
+        XCTAssertEqual(malformed.status, 3)
+        XCTAssertTrue(malformed.output.contains("no job with id 'not-a-job'"), malformed.output)
+        let missing = try await atelier("jobs", "show", UUID().uuidString)
+        XCTAssertEqual(missing.status, 3)
+        XCTAssertTrue(missing.output.contains("no job with id"), missing.output)
+    }
+
+    func testUnreachableDatabaseAndMissingSettingExitWithClearErrors() async throws {
+        // A port nothing listens on.
+        let nowhere = try DatabaseURL(parsing: "postgres://postgres@127.0.0.1:1/atelier")
+        let unreachable = try await AtelierProcess.run(["queue", "stats"], database: nowhere)
+        XCTAssertEqual(unreachable.status, 69, unreachable.output)
+        XCTAssertTrue(unreachable.output.contains("cannot reach the database at postgres://postgres@127.0.0.1:1/atelier"), unreachable.output)
+
+        let unset = try await AtelierProcess.run(["workers"], database: nil)
+        XCTAssertEqual(unset.status, 78, unset.output)
+        XCTAssertTrue(unset.output.contains("ATELIER_DATABASE_URL is not set"), unset.output)
+
+        let worker = try await AtelierProcess.run(["work"], database: nowhere)
+        XCTAssertEqual(worker.status, 69, worker.output)
+    }
+
+    func testWorkRefusesAnUnmigratedDatabase() async throws {
+        try await db.execute("DELETE FROM atelier_schema_migrations")
+        let worker = try await AtelierProcess.run(["work"], database: db.url)
+        XCTAssertNotEqual(worker.status, 0)
+        XCTAssertTrue(worker.output.contains("run `atelier migrate`"), worker.output)
+    }
+}

@@ -1,0 +1,84 @@
+import AtelierQueue
+import Foundation
+import Logging
+import PostgresNIO
+import XCTest
+
+/// A fresh, migrated database on the PostgreSQL that `./ops/test` started, one per test,
+/// dropped afterwards. `ATELIER_TEST_DATABASE_URL` names the server (its `postgres` database).
+final class TestDatabase: Sendable {
+    let url: DatabaseURL
+    let queue: JobQueue
+    private let admin: DatabaseURL
+    private let runner: Task<Void, Never>
+
+    static func adminURL() throws -> DatabaseURL {
+        guard let text = ProcessInfo.processInfo.environment["ATELIER_TEST_DATABASE_URL"], !text.isEmpty else {
+            throw QueueError.configuration("ATELIER_TEST_DATABASE_URL is not set: run the tests with ./ops/test, which starts PostgreSQL")
+        }
+        return try DatabaseURL(parsing: text)
+    }
+
+    static func make(_ name: String = #function) async throws -> TestDatabase {
+        let admin = try adminURL()
+        let database = "atelier_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        try await adminExecute(admin, "CREATE DATABASE \(database)")
+        let url = admin.with(database: database)
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let queue = JobQueue(url: url, applicationName: "atelier-test", maxConnections: 20, logger: logger)
+        let runner = Task { await queue.run() }
+        let db = TestDatabase(url: url, queue: queue, admin: admin, runner: runner)
+        try await Migrator(queue: queue, migrations: Migration.load(from: migrationsDirectory)).migrate()
+        return db
+    }
+
+    private init(url: DatabaseURL, queue: JobQueue, admin: DatabaseURL, runner: Task<Void, Never>) {
+        self.url = url
+        self.queue = queue
+        self.admin = admin
+        self.runner = runner
+    }
+
+    static var migrationsDirectory: URL {
+        if let dir = ProcessInfo.processInfo.environment["ATELIER_MIGRATIONS_DIR"] { return URL(fileURLWithPath: dir) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Migrations")
+    }
+
+    /// Runs raw SQL in the test database (to set up states the API would not create, like an expired lease).
+    func execute(_ query: PostgresQuery) async throws {
+        for try await _ in try await queue.client.query(query) {}
+    }
+
+    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as: T.Type) async throws -> T {
+        for try await value in try await queue.client.query(query).decode(T.self) { return value }
+        throw QueueError.jobNotFound("no row")
+    }
+
+    func drop() async {
+        runner.cancel()
+        _ = await runner.value
+        try? await Self.adminExecute(admin, "DROP DATABASE IF EXISTS \(url.database) WITH (FORCE)")
+    }
+
+    private static func adminExecute(_ admin: DatabaseURL, _ sql: String) async throws {
+        var logger = Logger(label: "test-admin")
+        logger.logLevel = .error
+        try await JobQueue.withQueue(url: admin, maxConnections: 1, logger: logger) { queue in
+            for try await _ in try await queue.client.query(PostgresQuery(unsafeSQL: sql)) {}
+        }
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes (then fails the test with `message`).
+    func eventually(_ message: String, timeout: Duration = .seconds(60), every: Duration = .milliseconds(50),
+                    _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: every)
+        }
+        XCTFail("timed out after \(timeout): \(message)")
+        throw CancellationError()
+    }
+}

@@ -1,0 +1,95 @@
+import AtelierQueue
+import Foundation
+import XCTest
+
+/// A real `atelier` process (the binary `./ops/test` built), for tests that need separate
+/// processes: several workers at once, SIGKILL, SIGTERM, the supervisor, CLI exit codes.
+final class AtelierProcess: @unchecked Sendable {
+    let process = Process()
+    let outputURL: URL
+
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["ATELIER_BIN"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        // swift test's products sit next to the executable: .build/<config>/atelier
+        let bundle = Bundle.main.bundleURL
+        for dir in [bundle, bundle.deletingLastPathComponent()] {
+            let candidate = dir.appendingPathComponent("atelier")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return URL(fileURLWithPath: ".build/debug/atelier")
+    }
+
+    init(_ arguments: [String], database: DatabaseURL?, environment extra: [String: String] = [:]) throws {
+        outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-test-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputURL)
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["ATELIER_DATABASE_URL"] = database?.text
+        if database == nil { environment.removeValue(forKey: "ATELIER_DATABASE_URL") }
+        environment["ATELIER_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
+        environment["ATELIER_LOG_LEVEL"] = environment["ATELIER_TEST_LOG_LEVEL"] ?? "info"
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    /// Starts `atelier work` against `database`.
+    static func worker(_ database: TestDatabase, arguments: [String] = [], environment: [String: String] = [:]) throws -> AtelierProcess {
+        try AtelierProcess(["work"] + arguments, database: database.url, environment: environment)
+    }
+
+    /// Runs a CLI command to its end; returns exit status and output.
+    static func run(_ arguments: [String], database: DatabaseURL?, environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        let process = try AtelierProcess(arguments, database: database, environment: environment)
+        let status = try await process.waitForExit(timeout: .seconds(60))
+        return (status, process.output)
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit; returns its exit status (or 128+signal).
+    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                XCTFail("atelier \(process.arguments ?? []) did not exit within \(timeout); output:\n\(output.suffix(3000))")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: outputURL)
+    }
+}
+
+/// Reads the diagnostic handlers' execution log: one `job_id attempt pid` line per run.
+struct ExecutionLogFile {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-executions-\(UUID().uuidString).log")
+
+    var environment: [String: String] { ["ATELIER_DIAGNOSTIC_LOG": url.path] }
+
+    func entries() -> [(job: String, attempt: Int, pid: Int)] {
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, let attempt = Int(parts[1]), let pid = Int(parts[2]) else { return nil }
+            return (String(parts[0]), attempt, pid)
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}

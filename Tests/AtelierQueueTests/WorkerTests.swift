@@ -1,0 +1,127 @@
+import AtelierQueue
+@testable import AtelierWorker
+import Foundation
+import XCTest
+
+/// The worker runtime in-process: retries, permanent failures, cancellation of running jobs,
+/// drain, progress, a wake-up by NOTIFY.
+final class WorkerTests: XCTestCase {
+    var db: TestDatabase!
+    var queue: JobQueue { db.queue }
+
+    override func setUp() async throws {
+        db = try await TestDatabase.make()
+    }
+
+    override func tearDown() async throws {
+        await db?.drop()
+    }
+
+    private func waitForState(_ id: UUID, _ states: Set<JobState>, timeout: Duration = .seconds(60)) async throws -> Job {
+        var last: Job?
+        try await db.eventually("job \(id) to reach \(states)", timeout: timeout) {
+            last = try await queue.job(id: id)
+            return states.contains(last!.state)
+        }
+        return last!
+    }
+
+    func testTransientFailuresAreRetriedUntilMaxAttempts() async throws {
+        let worker = try InProcessWorker.start(db)
+        let id = try await queue.enqueue(NewJob(kind: "fail", payload: #"{"message": "upstream 503"}"#, maxAttempts: 3)).id
+        let job = try await waitForState(id, [.failed])
+        XCTAssertEqual(job.attempt, 3)
+        XCTAssertEqual(job.error, "upstream 503")
+        let history = try JSONSerialization.jsonObject(with: Data(job.errors.utf8)) as? [[String: Any]]
+        XCTAssertEqual(history?.compactMap { $0["attempt"] as? Int }, [1, 2, 3])
+        try await XCTAssertEqualAsync(try await queue.events(jobID: id).map(\.type),
+                       ["running", "retrying", "running", "retrying", "running", "failed"])
+        try await worker.stop()
+    }
+
+    func testRetriedJobCanSucceedLater() async throws {
+        let worker = try InProcessWorker.start(db)
+        let id = try await queue.enqueue(NewJob(kind: "fail", payload: #"{"succeed_on_attempt": 2}"#)).id
+        let job = try await waitForState(id, [.succeeded, .failed])
+        XCTAssertEqual(job.state, .succeeded)
+        XCTAssertEqual(job.attempt, 2)
+        XCTAssertNil(job.error)
+        try await worker.stop()
+    }
+
+    func testPermanentFailureFailsAtOnce() async throws {
+        let worker = try InProcessWorker.start(db)
+        let id = try await queue.enqueue(NewJob(kind: "fail", payload: #"{"message": "not an image", "permanent": true}"#)).id
+        let bad = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"milliseconds": 5}"#)).id
+        let job = try await waitForState(id, [.failed])
+        XCTAssertEqual(job.attempt, 1)
+        XCTAssertEqual(job.error, "not an image")
+        let badJob = try await waitForState(bad, [.failed])
+        XCTAssertEqual(badJob.attempt, 1, "a payload that does not decode is permanent")
+        XCTAssertTrue(badJob.error?.contains("missing field 'ms'") ?? false, badJob.error ?? "")
+        try await worker.stop()
+    }
+
+    func testCancellingARunningJobStopsItsHandler() async throws {
+        let worker = try InProcessWorker.start(db)
+        let id = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 60000}"#)).id
+        _ = try await waitForState(id, [.running])
+        try await XCTAssertEqualAsync(try await queue.cancel(id: id), .running)
+        let job = try await waitForState(id, [.cancelled, .succeeded, .failed], timeout: .seconds(20))
+        XCTAssertEqual(job.state, .cancelled)
+        XCTAssertEqual(job.error, "cancelled by request")
+        try await worker.stop()
+    }
+
+    func testDrainFinishesShortJobsAndReleasesLongOnes() async throws {
+        let worker = try InProcessWorker.start(db) { $0.drainTimeout = .milliseconds(1500) }
+        let short = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 300}"#)).id
+        let long = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 60000}"#)).id
+        _ = try await waitForState(short, [.running])
+        _ = try await waitForState(long, [.running])
+        try await worker.stop()
+        try await XCTAssertEqualAsync(try await queue.job(id: short).state, .succeeded, "finished during the drain")
+        let released = try await queue.job(id: long)
+        XCTAssertEqual(released.state, .queued, "released back to the queue")
+        XCTAssertEqual(released.attempt, 0, "the interrupted attempt does not count")
+        try await XCTAssertEqualAsync(try await queue.workers(), [], "deregistered")
+    }
+
+    func testTimeoutIsATransientFailure() async throws {
+        struct Slow: JobHandler {
+            let kind = "slow"
+            var timeout: Duration? { .milliseconds(200) }
+            var retryPolicy: RetryPolicy { RetryPolicy(base: .milliseconds(50), jitter: 0) }
+            func run(_ context: JobContext) async throws -> JobResult {
+                try await Task.sleep(for: .seconds(60))
+                return .none
+            }
+        }
+        let worker = try InProcessWorker.start(db, handlers: [Slow()])
+        let id = try await queue.enqueue(NewJob(kind: "slow", maxAttempts: 2)).id
+        let job = try await waitForState(id, [.failed])
+        XCTAssertEqual(job.attempt, 2)
+        XCTAssertTrue(job.error?.hasPrefix("timed out after") ?? false, job.error ?? "")
+        try await worker.stop()
+    }
+
+    func testNotificationWakesAnIdleWorkerBeforeItsPoll() async throws {
+        // With a 10-minute poll, only the NOTIFY on insert can wake the worker.
+        let worker = try InProcessWorker.start(db) { $0.pollInterval = .seconds(600) }
+        try await db.eventually("worker registered") { try await !queue.workers().isEmpty }
+        try await Task.sleep(for: .milliseconds(300))
+        let id = try await queue.enqueue(NewJob(kind: "noop")).id
+        _ = try await waitForState(id, [.succeeded], timeout: .seconds(30))
+        try await worker.stop()
+    }
+
+    func testHandlerProgressAndResult() async throws {
+        let worker = try InProcessWorker.start(db)
+        let id = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 1000}"#)).id
+        let job = try await waitForState(id, [.succeeded])
+        XCTAssertEqual(job.result, #"{"slept_ms": 1000}"#)
+        let progress = try await queue.events(jobID: id).filter { $0.type == "progress" }
+        XCTAssertGreaterThanOrEqual(progress.count, 5)
+        try await worker.stop()
+    }
+}
