@@ -8,6 +8,11 @@ extension JobQueue {
     /// skipping rows another worker is claiming at this instant (`FOR UPDATE SKIP LOCKED`),
     /// then mark them running under a lease in the same statement, and append a `running`
     /// event for each. Paused queues are left alone. Cost is O(limit), not O(queued jobs).
+    ///
+    /// The paused-queue filter is written as `queue = ANY(unpaused)`, not `queue <> ALL(paused)`:
+    /// with one distinct queue name the planner rates `<>` as matching ~no rows and picks a
+    /// sequential scan plus sort over the whole backlog (10 ms at 10k jobs) instead of the
+    /// index walk (0.2 ms at any depth). `atelier bench queue claim-latency` watches this.
     public func claim(
         worker: String, queues: [String], kinds: [String], limit: Int, lease: Duration
     ) async throws -> [ClaimedJob] {
@@ -15,9 +20,9 @@ extension JobQueue {
         let query: PostgresQuery = """
             WITH next AS MATERIALIZED (
                 SELECT id FROM jobs
-                 WHERE state = 'queued' AND run_at <= now()
-                   AND queue = ANY(\(queues)::text[]) AND kind = ANY(\(kinds)::text[])
-                   AND queue <> ALL (ARRAY(SELECT name FROM queues WHERE paused))
+                 WHERE state = 'queued' AND run_at <= now() AND kind = ANY(\(kinds)::text[])
+                   AND queue = ANY (ARRAY(SELECT q FROM unnest(\(queues)::text[]) q
+                                           WHERE q NOT IN (SELECT name FROM queues WHERE paused)))
                  ORDER BY priority DESC, run_at, id
                  LIMIT \(limit)
                    FOR UPDATE SKIP LOCKED

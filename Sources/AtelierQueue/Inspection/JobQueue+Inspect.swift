@@ -87,3 +87,13 @@ extension JobQueue {
         return (jobs, total)
     }
 }
+
+extension JobQueue {
+    /// How many jobs are in any of `states` (all jobs when empty).
+    public func countJobs(in states: [JobState]) async throws -> Int {
+        let names = states.map(\.rawValue)
+        return try await scalar("""
+            SELECT count(*)::int FROM jobs WHERE cardinality(\(names)::text[]) = 0 OR state = ANY(\(names)::text[])
+            """, as: Int.self) ?? 0
+    }
+}

@@ -5,8 +5,9 @@ import Foundation
 /// `noop` does nothing, `sleep` waits (cancellably), `fail` fails as told.
 ///
 /// If `ATELIER_DIAGNOSTIC_LOG` names a file, each run appends one line
-/// `job_id attempt pid` to it (a single O_APPEND write, atomic across processes), which is how
-/// the test suite proves every job ran exactly once.
+/// `job_id attempt pid started_unix_ns` to it (a single O_APPEND write, atomic across processes),
+/// written as the handler starts: the test suite proves with it that every job ran exactly once,
+/// and `atelier bench queue pickup` measures enqueue → handler-start latency.
 public enum DiagnosticHandlers {
     public static func all(environment: [String: String] = ProcessInfo.processInfo.environment) -> [any JobHandler] {
         let log = environment["ATELIER_DIAGNOSTIC_LOG"].flatMap { $0.isEmpty ? nil : ExecutionLog(path: $0) }
@@ -19,7 +20,10 @@ struct ExecutionLog: Sendable {
     let path: String
 
     func record(_ job: ClaimedJob) {
-        let line = "\(job.id.uuidString.lowercased()) \(job.attempt) \(getpid())\n"
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        let line = "\(job.id.uuidString.lowercased()) \(job.attempt) \(getpid()) \(nanoseconds)\n"
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }

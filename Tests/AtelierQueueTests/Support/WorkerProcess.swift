@@ -76,7 +76,7 @@ final class AtelierProcess: @unchecked Sendable {
     }
 }
 
-/// Reads the diagnostic handlers' execution log: one `job_id attempt pid` line per run.
+/// Reads the diagnostic handlers' execution log: one `job_id attempt pid started_unix_ns` line per run.
 struct ExecutionLogFile {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-executions-\(UUID().uuidString).log")
 
@@ -86,7 +86,7 @@ struct ExecutionLogFile {
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: " ")
-            guard parts.count == 3, let attempt = Int(parts[1]), let pid = Int(parts[2]) else { return nil }
+            guard parts.count == 4, let attempt = Int(parts[1]), let pid = Int(parts[2]) else { return nil }
             return (String(parts[0]), attempt, pid)
         }
     }

@@ -1,0 +1,192 @@
+import AtelierQueue
+import Foundation
+
+/// The queue benchmark scenarios (issue 2). Each starts from an empty, migrated database and uses
+/// the same shapes as the peer scripts in `ops/bench/peers/`; `ops/bench/queue` runs them all.
+struct QueueScenarios {
+    let queue: JobQueue
+    let url: DatabaseURL
+
+    /// Jobs not yet finished; the drain and sustained scenarios watch this from outside, as the
+    /// peer scripts watch their own tables.
+    private func unfinished() async throws -> Int {
+        try await queue.countJobs(in: [.queued, .running])
+    }
+
+    private func enqueueNoops(_ count: Int, chunk: Int = 5_000) async throws {
+        var left = count
+        while left > 0 {
+            let n = min(chunk, left)
+            try await queue.enqueue(Array(repeating: NewJob(kind: "noop"), count: n))
+            left -= n
+        }
+    }
+
+    /// N no-op jobs inserted first, then W worker processes start; seconds from the first job
+    /// leaving the queue to the last one finishing (polled every 50 ms).
+    func drain(jobs: Int, workers: Int, concurrency: Int) async throws -> BenchReport {
+        try await enqueueNoops(jobs)
+        let fleet = try WorkerFleet(count: workers, concurrency: concurrency, url: url)
+        var started: ContinuousClock.Instant?
+        try await poll(timeout: .seconds(900), interval: .milliseconds(50), what: "the queue to drain") {
+            let left = try await unfinished()
+            if started == nil && left < jobs { started = .now }
+            return left == 0
+        }
+        let seconds = (ContinuousClock.now - started!).seconds
+        await fleet.stop()
+        var report = BenchReport(scenario: "drain")
+        report["jobs"] = jobs
+        report["workers"] = workers
+        report["concurrency"] = concurrency
+        report["seconds"] = Percentiles.round(seconds)
+        report["jobs_per_second"] = Percentiles.round(Double(jobs) / seconds)
+        return report
+    }
+
+    /// W workers run while P producers enqueue batches of `batch` no-op jobs for `seconds`;
+    /// throughput is the jobs finished within the window.
+    func sustained(seconds: Int, workers: Int, concurrency: Int, batch: Int, producers: Int) async throws -> BenchReport {
+        let fleet = try WorkerFleet(count: workers, concurrency: concurrency, url: url)
+        try await fleet.waitUntilRegistered(queue)
+        let end = ContinuousClock.now + .seconds(seconds)
+        let enqueued = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<producers {
+                group.addTask {
+                    var count = 0
+                    let jobs = Array(repeating: NewJob(kind: "noop"), count: batch)
+                    while ContinuousClock.now < end {
+                        try await queue.enqueue(jobs)
+                        count += batch
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let completed = try await queue.countJobs(in: [.succeeded])
+        await fleet.stop()
+        var report = BenchReport(scenario: "sustained")
+        report["seconds"] = seconds
+        report["workers"] = workers
+        report["concurrency"] = concurrency
+        report["enqueued"] = enqueued
+        report["completed"] = completed
+        report["jobs_per_second"] = Percentiles.round(Double(completed) / Double(seconds))
+        return report
+    }
+
+    /// Single jobs `interval` apart to one idle worker; latency from just before the enqueue call
+    /// to the handler's first line (the diagnostic log's wall-clock stamp).
+    func pickup(jobs: Int, interval: Duration, workers: Int, concurrency: Int) async throws -> BenchReport {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-bench-pickup-\(getpid()).log")
+        try? FileManager.default.removeItem(at: log)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let fleet = try WorkerFleet(count: workers, concurrency: concurrency, url: url,
+                                    environment: ["ATELIER_DIAGNOSTIC_LOG": log.path])
+        try await fleet.waitUntilRegistered(queue)
+        try await Task.sleep(for: .seconds(1))  // let the workers settle into their idle wait
+
+        var enqueuedAt: [String: Int64] = [:]
+        let start = ContinuousClock.now
+        for index in 0..<jobs {
+            try await Task.sleep(until: start + interval * index)
+            let stamp = wallClockNanoseconds()
+            let job = try await queue.enqueue(NewJob(kind: "noop"))
+            enqueuedAt[job.id.uuidString.lowercased()] = stamp
+        }
+        var starts: [(String, Int64)] = []
+        try await poll(timeout: .seconds(60), what: "every pickup job to start") {
+            starts = ExecutionLogReader.read(log)
+            return starts.count >= jobs
+        }
+        await fleet.stop()
+        let latencies = starts.compactMap { id, started in enqueuedAt[id].map { Double(started - $0) / 1e6 } }
+        let percentiles = Percentiles(latencies)
+        var report = BenchReport(scenario: "pickup")
+        report["jobs"] = latencies.count
+        report["p50_ms"] = percentiles(50)
+        report["p95_ms"] = percentiles(95)
+        report["p99_ms"] = percentiles(99)
+        report["max_ms"] = percentiles.max
+        return report
+    }
+
+    /// Two workers; the one running a 5 s job is SIGKILLed; seconds until the job starts again
+    /// on the other, with default settings.
+    func crash(workers: Int) async throws -> BenchReport {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-bench-crash-\(getpid()).log")
+        try? FileManager.default.removeItem(at: log)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let fleet = try WorkerFleet(count: workers, concurrency: 8, url: url, environment: ["ATELIER_DIAGNOSTIC_LOG": log.path])
+        try await fleet.waitUntilRegistered(queue)
+        try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 5000}"#))
+        var runs: [ExecutionLogReader.Entry] = []
+        try await poll(timeout: .seconds(30), what: "the job to start") {
+            runs = ExecutionLogReader.entries(log)
+            return !runs.isEmpty
+        }
+        kill(pid_t(runs[0].pid), SIGKILL)
+        let killedAt = wallClockNanoseconds()
+        try await poll(timeout: .seconds(180), what: "the job to run again") {
+            runs = ExecutionLogReader.entries(log)
+            return runs.count >= 2
+        }
+        await fleet.stop()
+        var report = BenchReport(scenario: "crash")
+        report["seconds_to_rerun"] = Percentiles.round(Double(runs[1].startedNanoseconds - killedAt) / 1e9)
+        report["note"] = "default settings: rescuer every 1s; a killed worker's liveness lock goes with its connection"
+        return report
+    }
+
+    /// Claim latency (one job per claim, as an idle worker does) with the queue holding
+    /// `depth` jobs, for growing depths: a flat line means the claim does not scan the backlog.
+    func claimLatency(depths: [Int], samples: Int) async throws -> [BenchReport] {
+        var reports: [BenchReport] = []
+        var queued = 0
+        for depth in depths.sorted() {
+            try await enqueueNoops(depth + samples - queued, chunk: 10_000)
+            queued = depth + samples
+            var timings: [Double] = []
+            for _ in 0..<samples {
+                let began = ContinuousClock.now
+                let claimed = try await queue.claim(worker: "bench", queues: ["default"], kinds: ["noop"], limit: 1, lease: .seconds(30))
+                timings.append((ContinuousClock.now - began).seconds * 1000)
+                guard let job = claimed.first else { throw BenchError("the queue ran dry at depth \(depth)") }
+                _ = try await queue.complete([Completion(job: job, outcome: .succeeded(result: nil))], worker: "bench")
+            }
+            queued -= samples
+            let percentiles = Percentiles(timings)
+            var report = BenchReport(scenario: "claim-latency")
+            report["queued"] = depth
+            report["samples"] = samples
+            report["p50_ms"] = percentiles(50)
+            report["p99_ms"] = percentiles(99)
+            reports.append(report)
+        }
+        return reports
+    }
+}
+
+/// Reads the diagnostic handlers' execution log (`job_id attempt pid started_unix_ns` lines).
+enum ExecutionLogReader {
+    struct Entry {
+        var job: String
+        var attempt: Int
+        var pid: Int
+        var startedNanoseconds: Int64
+    }
+
+    static func entries(_ url: URL) -> [Entry] {
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 4, let attempt = Int(parts[1]), let pid = Int(parts[2]), let started = Int64(parts[3]) else { return nil }
+            return Entry(job: String(parts[0]), attempt: attempt, pid: pid, startedNanoseconds: started)
+        }
+    }
+
+    static func read(_ url: URL) -> [(String, Int64)] {
+        entries(url).map { ($0.job, $0.startedNanoseconds) }
+    }
+}

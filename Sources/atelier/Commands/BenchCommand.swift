@@ -1,0 +1,110 @@
+import ArgumentParser
+import AtelierQueue
+import Foundation
+import Logging
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmarks. Each prints one JSON line per result; ops/bench/queue runs them beside the peers.",
+        subcommands: [QueueBenchCommand.self])
+}
+
+struct QueueBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "Queue benchmarks on an empty database (it is migrated first; use a scratch database).",
+        subcommands: [Drain.self, Sustained.self, Pickup.self, Crash.self, ClaimLatency.self])
+
+    struct Drain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Drain N pre-inserted no-op jobs with W worker processes.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Jobs to insert.") var jobs = 50_000
+        @Option(help: "Worker processes.") var workers = 2
+        @Option(help: "Concurrency per worker process.") var concurrency = 16
+
+        func run() async throws {
+            try await runBenchmark(database) { try await $0.drain(jobs: jobs, workers: workers, concurrency: concurrency).print() }
+        }
+    }
+
+    struct Sustained: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Concurrent enqueue (batches) and dequeue for a fixed time.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Length of the window in seconds.") var seconds = 30
+        @Option(help: "Worker processes.") var workers = 2
+        @Option(help: "Concurrency per worker process.") var concurrency = 16
+        @Option(help: "Jobs per enqueue call.") var batch = 10
+        @Option(help: "Concurrent enqueuers.") var producers = 2
+
+        func run() async throws {
+            try await runBenchmark(database, connections: producers + 2) {
+                try await $0.sustained(seconds: seconds, workers: workers, concurrency: concurrency,
+                                       batch: batch, producers: producers).print()
+            }
+        }
+    }
+
+    struct Pickup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enqueue → handler-start latency of single jobs to an idle worker.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Jobs to send.") var jobs = 1_000
+        @Option(name: .customLong("interval-ms"), help: "Milliseconds between jobs.") var intervalMilliseconds = 20
+        @Option(help: "Worker processes.") var workers = 1
+        @Option(help: "Concurrency per worker process.") var concurrency = 16
+
+        func run() async throws {
+            try await runBenchmark(database) {
+                try await $0.pickup(jobs: jobs, interval: .milliseconds(intervalMilliseconds),
+                                    workers: workers, concurrency: concurrency).print()
+            }
+        }
+    }
+
+    struct Crash: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Seconds from SIGKILL of a worker to its job running again elsewhere.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Worker processes (at least 2).") var workers = 2
+
+        func run() async throws {
+            guard workers >= 2 else { throw ValidationError("--workers must be at least 2: one is killed") }
+            try await runBenchmark(database) { try await $0.crash(workers: workers).print() }
+        }
+    }
+
+    struct ClaimLatency: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "claim-latency", abstract: "Claim latency as the backlog grows to --queued jobs.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Largest backlog; measured at 1k, 10k, 100k, … up to this.") var queued = 1_000_000
+        @Option(help: "Claims timed at each depth.") var samples = 500
+
+        func run() async throws {
+            let depths = sequence(first: 1_000) { $0 * 10 }.prefix { $0 <= queued }
+            try await runBenchmark(database) { scenarios in
+                for report in try await scenarios.claimLatency(depths: Array(depths), samples: samples) { report.print() }
+            }
+        }
+    }
+}
+
+/// Migrates the (scratch) database, then runs `body` with the scenarios bound to it.
+private func runBenchmark(_ options: DatabaseOptions, connections: Int = 4,
+                          _ body: @Sendable (QueueScenarios) async throws -> Void) async throws {
+    let settings = Settings()
+    settings.bootstrapLogging(fallback: .warning)
+    do {
+        let url = try settings.databaseURL(flag: options.databaseURL)
+        var logger = Logger(label: "atelier.bench")
+        logger.logLevel = .error
+        try await JobQueue.withQueue(url: url, applicationName: "atelier-bench", maxConnections: connections, logger: logger) { queue in
+            _ = try await Migrator(queue: queue, migrations: Migration.load(from: Migration.defaultDirectory())).migrate()
+            try await body(QueueScenarios(queue: queue, url: url))
+        }
+    } catch let error as BenchError {
+        FileHandle.standardError.write(Data("atelier bench: \(error)\n".utf8))
+        throw ExitCode.failure
+    } catch {
+        throw fail(error)
+    }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Prints a Markdown table from the JSON lines ops/bench/queue collected: each system's figure
+per scenario and the atelier/peer ratio. Usage: report.py RESULTS.jsonl"""
+import json
+import sys
+
+# scenario, field, unit, which way is better
+METRICS = [
+    ("drain", "jobs_per_second", "jobs/s", "higher"),
+    ("sustained", "jobs_per_second", "jobs/s", "higher"),
+    ("pickup", "p50_ms", "ms", "lower"),
+    ("pickup", "p95_ms", "ms", "lower"),
+    ("pickup", "p99_ms", "ms", "lower"),
+    ("crash", "seconds_to_rerun", "s", "lower"),
+]
+
+
+def main(path):
+    rows = [json.loads(line) for line in open(path) if line.strip().startswith("{")]
+    # A peer may report a scenario twice (defaults, then a tuned setting); keep both, labelled.
+    by_key = {}
+    for row in rows:
+        system = row["system"] + (f" ({row['settings']})" if row.get("settings") else "")
+        by_key.setdefault((row["scenario"], system), row)
+    systems = []
+    for row in rows:
+        system = row["system"] + (f" ({row['settings']})" if row.get("settings") else "")
+        if system not in systems:
+            systems.append(system)
+    peers = [s for s in systems if s != "atelier"]
+
+    header = ["scenario", "metric", "better"] + systems + [f"atelier/{p}" for p in peers]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for scenario, field, unit, better in METRICS:
+        values = {s: by_key.get((scenario, s), {}).get(field) for s in systems}
+        if all(v is None for v in values.values()):
+            continue
+        cells = [scenario, f"{field} ({unit})", better]
+        cells += ["—" if values[s] is None else f"{values[s]:g}" for s in systems]
+        mine = values.get("atelier")
+        for peer in peers:
+            theirs = values[peer]
+            ok = mine is not None and theirs not in (None, 0)
+            cells.append(f"{mine / theirs:.2f}" if ok else "—")
+        print("| " + " | ".join(cells) + " |")
+
+    depths = [r for r in rows if r["scenario"] == "claim-latency"]
+    if depths:
+        print()
+        print("| claim latency, queued jobs | p50 ms | p99 ms |")
+        print("|---|---|---|")
+        for row in depths:
+            print(f"| {row['queued']:,} | {row['p50_ms']:g} | {row['p99_ms']:g} |")
+    notes = [r for r in rows if r.get("note")]
+    if notes:
+        print()
+        for row in notes:
+            print(f"- {row['system']} {row['scenario']}: {row['note']}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
