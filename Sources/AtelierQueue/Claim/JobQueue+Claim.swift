@@ -14,18 +14,39 @@ extension JobQueue {
         worker: String, queues: [String], kinds: [String], limit: Int, lease: Duration
     ) async throws -> [ClaimedJob] {
         guard limit > 0, !queues.isEmpty, !kinds.isEmpty else { return [] }
-        let query: PostgresQuery = """
-            SELECT * FROM atelier_claim(\(worker), \(queues)::text[], \(kinds)::text[], \(limit)::integer, \(lease.milliseconds)::bigint)
-            """
+        let statement = ClaimStatement(worker: worker, queues: queues, kinds: kinds, limit: limit, leaseMilliseconds: lease.milliseconds)
         var jobs: [ClaimedJob] = []
-        let rows = try await client.query(query, logger: logger)
         for try await (id, kind, queue, priority, owner, payload, attempt, maxAttempts, requestID, createdAt)
-            in rows.decode((UUID, String, String, Int, String, String, Int, Int, String?, Date).self) {
+            in try await client.execute(statement, logger: logger) {
             jobs.append(ClaimedJob(
                 id: id, kind: kind, queue: queue, priority: priority, owner: owner, payload: payload,
                 attempt: attempt, maxAttempts: maxAttempts, requestID: requestID, createdAt: createdAt,
                 leaseOwner: worker))
         }
         return jobs
+    }
+}
+
+/// `atelier_claim(…)`, prepared once per connection (every idle poll and every refill sends it).
+private struct ClaimStatement: PostgresPreparedStatement {
+    static let name = "atelier_claim_v1"
+    static let sql = "SELECT * FROM atelier_claim($1, $2::text[], $3::text[], $4::integer, $5::bigint)"
+
+    typealias Row = (UUID, String, String, Int, String, String, Int, Int, String?, Date)
+
+    var worker: String, queues: [String], kinds: [String], limit: Int, leaseMilliseconds: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(worker)
+        bindings.append(queues)
+        bindings.append(kinds)
+        bindings.append(limit)
+        bindings.append(leaseMilliseconds)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
     }
 }

@@ -23,11 +23,27 @@ extension JobQueue {
                 results.append(""); errors.append(""); delays.append(0)
             }
         }
-        let query: PostgresQuery = """
+        let statement = CompleteStatement(
+            ids: completions.map(\.jobID), attempts: completions.map(\.attempt),
+            outcomes: completions.map(\.outcome.code), results: results, errors: errors, delays: delays, worker: worker)
+        var landed = Set<UUID>()
+        for try await id in try await client.execute(statement, logger: logger) {
+            landed.insert(id)
+        }
+        return landed
+    }
+}
+
+/// The completion statement, prepared once per connection: it is the hottest statement a busy
+/// worker sends, and parsing and planning it each time cost more than running it.
+private struct CompleteStatement: PostgresPreparedStatement {
+    static let name = "atelier_complete_v1"
+    static let sql = """
+
             WITH input AS (
-                SELECT * FROM unnest(\(completions.map(\.jobID))::uuid[], \(completions.map(\.attempt))::int[],
-                                     \(completions.map(\.outcome.code))::text[], \(results)::text[],
-                                     \(errors)::text[], \(delays)::float8[])
+                SELECT * FROM unnest($1::uuid[], $2::int[],
+                                     $3::text[], $4::text[],
+                                     $5::text[], $6::float8[])
                     AS c(id, attempt, outcome, result, error, delay_s)
             ), updated AS (
                 UPDATE jobs j SET
@@ -45,7 +61,7 @@ extension JobQueue {
                     finished_at = CASE WHEN c.outcome IN ('succeeded', 'failed', 'cancelled') THEN now() END,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                   FROM input c
-                 WHERE j.id = c.id AND j.attempt = c.attempt AND j.state = 'running' AND j.lease_owner = \(worker)
+                 WHERE j.id = c.id AND j.attempt = c.attempt AND j.state = 'running' AND j.lease_owner = $7
                 RETURNING j.id, c.outcome, j.attempt, j.run_at, c.error
             ), events AS (
                 INSERT INTO job_events (job_id, type, data)
@@ -59,11 +75,26 @@ extension JobQueue {
                   FROM updated
             )
             SELECT id FROM updated
-            """
-        var landed = Set<UUID>()
-        for try await id in try await client.query(query, logger: logger).decode(UUID.self) {
-            landed.insert(id)
-        }
-        return landed
+        """
+
+    typealias Row = UUID
+
+    var ids: [UUID], attempts: [Int], outcomes: [String], results: [String], errors: [String], delays: [Double]
+    var worker: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        bindings.append(ids)
+        bindings.append(attempts)
+        bindings.append(outcomes)
+        bindings.append(results)
+        bindings.append(errors)
+        bindings.append(delays)
+        bindings.append(worker)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> UUID {
+        try row.decode(UUID.self)
     }
 }

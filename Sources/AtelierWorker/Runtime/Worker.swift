@@ -92,12 +92,18 @@ public final class Worker: Service, Sendable {
 
     /// Claims while there are free slots and jobs; runs each job as a child task; on stop,
     /// waits for the children (drain).
+    ///
+    /// Refill in batches: after a claim that filled every free slot (a backlog), the next claim
+    /// waits until `refillThreshold` slots are free instead of claiming one job per finished
+    /// job, so a busy worker spends one claim statement per batch, not per job. When the queue
+    /// ran dry, any free slot claims as soon as a notification or the poll says there is work.
     private func claimLoop() async {
         await withDiscardingTaskGroup { jobs in
             var backoff = Duration.milliseconds(100)
+            var backlog = false
             while !isStopping && !Task.isCancelled {
                 let free = configuration.concurrency - running.count
-                if free > 0 {
+                if free >= (backlog ? refillThreshold : 1) {
                     do {
                         let claimed = try await queue.claim(
                             worker: id, queues: configuration.queues, kinds: handlers.kinds,
@@ -108,7 +114,8 @@ public final class Worker: Service, Sendable {
                             running.add(job, signal: signal)
                             jobs.addTask { await self.runJob(job, signal: signal) }
                         }
-                        if claimed.count == free { continue }   // there may be more: claim again when a slot frees
+                        backlog = claimed.count == free
+                        if backlog && running.count <= configuration.concurrency - refillThreshold { continue }
                     } catch {
                         logger.warning("claim failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
                         try? await Task.sleep(for: backoff)
@@ -122,9 +129,17 @@ public final class Worker: Service, Sendable {
         }
     }
 
+    /// Free slots that make a busy worker claim again: half its concurrency.
+    private var refillThreshold: Int { max(1, configuration.concurrency / 2) }
+
     private func runJob(_ job: ClaimedJob, signal: StopSignal) async {
         let executor = JobExecutor(queue: queue, handlers: handlers, logger: logger)
         let outcome = await executor.execute(job, stopSignal: signal)
+        // The slot frees when the handler returns, not when its completion is written: the next
+        // claim overlaps this write. (The drain still waits for the write: it is a child task.)
+        let before = running.remove(job.id)
+        // Exactly one finishing job sees the count cross the refill mark: it wakes the claim loop.
+        if before == configuration.concurrency - refillThreshold + 1 { doorbell.ring() }
         if let outcome {
             let landed = await completer.complete(Completion(job: job, outcome: outcome))
             if !landed {
@@ -133,8 +148,6 @@ public final class Worker: Service, Sendable {
             }
         }
         processed.add(1, ordering: .relaxed)
-        let before = running.remove(job.id)
-        if before == configuration.concurrency { doorbell.ring() }   // was full: claim again
     }
 
     /// Lets running jobs finish for `drainTimeout`, then stops the rest (they are released).
