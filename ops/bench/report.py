@@ -15,16 +15,21 @@ METRICS = [
 ]
 
 
+def label(row):
+    """A peer's run with non-default settings is its own column, "<system> (tuned)"."""
+    return row["system"] + (" (tuned)" if row.get("settings") else "")
+
+
 def main(path):
     rows = [json.loads(line) for line in open(path) if line.strip().startswith("{")]
     # A peer may report a scenario twice (defaults, then a tuned setting); keep both, labelled.
     by_key = {}
     for row in rows:
-        system = row["system"] + (f" ({row['settings']})" if row.get("settings") else "")
+        system = label(row)
         by_key.setdefault((row["scenario"], system), row)
     systems = []
     for row in rows:
-        system = row["system"] + (f" ({row['settings']})" if row.get("settings") else "")
+        system = label(row)
         if system not in systems:
             systems.append(system)
     peers = [s for s in systems if s != "atelier"]
@@ -52,11 +57,11 @@ def main(path):
         print("|---|---|---|")
         for row in depths:
             print(f"| {row['queued']:,} | {row['p50_ms']:g} | {row['p99_ms']:g} |")
-    notes = [r for r in rows if r.get("note")]
+    notes = [r for r in rows if r.get("note") or r.get("settings")]
     if notes:
         print()
         for row in notes:
-            print(f"- {row['system']} {row['scenario']}: {row['note']}")
+            print(f"- {label(row)} {row['scenario']}: {row.get('note') or ''} {row.get('settings') or ''}".rstrip())
 
 
 if __name__ == "__main__":

@@ -30,23 +30,8 @@ extension JobQueue {
             try Self.requireJSONObject(job.payload, what: "payload")
         }
         let ids = jobs.map { _ in JobID.make() }
-        let query: PostgresQuery = """
-            INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
-                              idempotency_key, request_id, parent_id)
-            SELECT id, kind, queue, priority, owner, payload::jsonb, max_attempts,
-                   CASE WHEN run_at < 0 THEN now() ELSE to_timestamp(run_at) END,
-                   NULLIF(idempotency_key, ''), NULLIF(request_id, ''), NULLIF(parent_id, '')::uuid
-              FROM unnest(\(ids)::uuid[], \(jobs.map(\.kind))::text[], \(jobs.map(\.queue))::text[],
-                          \(jobs.map(\.priority))::int[], \(jobs.map(\.owner))::text[], \(jobs.map(\.payload))::text[],
-                          \(jobs.map(\.maxAttempts))::int[], \(jobs.map { $0.runAt?.timeIntervalSince1970 ?? -1 })::float8[],
-                          \(jobs.map { $0.idempotencyKey ?? "" })::text[], \(jobs.map { $0.requestID ?? "" })::text[],
-                          \(jobs.map { $0.parentID?.uuidString ?? "" })::text[])
-                AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id, parent_id)
-            ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-            RETURNING id
-            """
         var inserted = Set<UUID>()
-        for try await id in try await client.query(query, logger: logger).decode(UUID.self) {
+        for try await id in try await client.execute(InsertJobsStatement(ids: ids, jobs: jobs), logger: logger) {
             inserted.insert(id)
         }
         var results = zip(ids, jobs).map { EnqueuedJob(id: $0.0, inserted: inserted.contains($0.0)) }
@@ -82,5 +67,49 @@ extension JobQueue {
         else {
             throw .invalidArgument("\(what) must be a JSON object, got '\(text.prefix(80))'")
         }
+    }
+}
+
+/// The batch insert, prepared once per connection (enqueue is the API's hottest statement).
+/// One row per element of the parallel arrays; a job whose (owner, idempotency key) exists is
+/// skipped and its id left out of the result.
+private struct InsertJobsStatement: PostgresPreparedStatement {
+    static let name = "atelier_insert_jobs_v1"
+    static let sql = """
+        INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
+                          idempotency_key, request_id, parent_id)
+        SELECT id, kind, queue, priority, owner, payload::jsonb, max_attempts,
+               CASE WHEN run_at < 0 THEN now() ELSE to_timestamp(run_at) END,
+               NULLIF(idempotency_key, ''), NULLIF(request_id, ''), NULLIF(parent_id, '')::uuid
+          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
+                      $8::float8[], $9::text[], $10::text[], $11::text[])
+            AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id, parent_id)
+        ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING id
+        """
+
+    typealias Row = UUID
+
+    var ids: [UUID]
+    var jobs: [NewJob]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 11)
+        bindings.append(ids)
+        bindings.append(jobs.map(\.kind))
+        bindings.append(jobs.map(\.queue))
+        bindings.append(jobs.map(\.priority))
+        bindings.append(jobs.map(\.owner))
+        bindings.append(jobs.map(\.payload))
+        bindings.append(jobs.map(\.maxAttempts))
+        bindings.append(jobs.map { $0.runAt?.timeIntervalSince1970 ?? -1 })
+        bindings.append(jobs.map { $0.idempotencyKey ?? "" })
+        bindings.append(jobs.map { $0.requestID ?? "" })
+        bindings.append(jobs.map { $0.parentID?.uuidString ?? "" })
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> UUID {
+        try row.decode(UUID.self)
     }
 }
