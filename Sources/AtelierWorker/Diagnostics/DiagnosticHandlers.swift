@@ -15,9 +15,30 @@ public enum DiagnosticHandlers {
     }
 }
 
-/// Appends one line per execution to a file shared by processes.
-struct ExecutionLog: Sendable {
-    let path: String
+/// Appends one line per execution to a file shared by processes, and reads them back.
+public struct ExecutionLog: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// One handler start, as recorded.
+    public struct Entry: Sendable {
+        public var job: String
+        public var attempt: Int
+        public var pid: Int
+        /// Wall clock (CLOCK_REALTIME) at handler start, in nanoseconds since 1970.
+        public var startedNanoseconds: Int64
+    }
+
+    /// Every complete line written so far, in the order written.
+    public func entries() -> [Entry] {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 4, let attempt = Int(parts[1]), let pid = Int(parts[2]), let started = Int64(parts[3]) else { return nil }
+            return Entry(job: String(parts[0]), attempt: attempt, pid: pid, startedNanoseconds: started)
+        }
+    }
 
     func record(_ job: ClaimedJob) {
         var now = timespec()

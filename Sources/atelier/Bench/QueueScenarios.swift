@@ -1,4 +1,5 @@
 import AtelierQueue
+import AtelierWorker
 import Foundation
 
 /// The queue benchmark scenarios (issue 2). Each starts from an empty, migrated database and uses
@@ -97,7 +98,7 @@ struct QueueScenarios {
         }
         var starts: [(String, Int64)] = []
         try await poll(timeout: .seconds(60), what: "every pickup job to start") {
-            starts = ExecutionLogReader.read(log)
+            starts = ExecutionLog(path: log.path).entries().map { ($0.job, $0.startedNanoseconds) }
             return starts.count >= jobs
         }
         await fleet.stop()
@@ -121,15 +122,15 @@ struct QueueScenarios {
         let fleet = try WorkerFleet(count: workers, concurrency: 8, url: url, environment: ["ATELIER_DIAGNOSTIC_LOG": log.path])
         try await fleet.waitUntilRegistered(queue)
         try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 5000}"#))
-        var runs: [ExecutionLogReader.Entry] = []
+        var runs: [ExecutionLog.Entry] = []
         try await poll(timeout: .seconds(30), what: "the job to start") {
-            runs = ExecutionLogReader.entries(log)
+            runs = ExecutionLog(path: log.path).entries()
             return !runs.isEmpty
         }
         kill(pid_t(runs[0].pid), SIGKILL)
         let killedAt = wallClockNanoseconds()
         try await poll(timeout: .seconds(180), what: "the job to run again") {
-            runs = ExecutionLogReader.entries(log)
+            runs = ExecutionLog(path: log.path).entries()
             return runs.count >= 2
         }
         await fleet.stop()
@@ -165,28 +166,5 @@ struct QueueScenarios {
             reports.append(report)
         }
         return reports
-    }
-}
-
-/// Reads the diagnostic handlers' execution log (`job_id attempt pid started_unix_ns` lines).
-enum ExecutionLogReader {
-    struct Entry {
-        var job: String
-        var attempt: Int
-        var pid: Int
-        var startedNanoseconds: Int64
-    }
-
-    static func entries(_ url: URL) -> [Entry] {
-        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: " ")
-            guard parts.count == 4, let attempt = Int(parts[1]), let pid = Int(parts[2]), let started = Int64(parts[3]) else { return nil }
-            return Entry(job: String(parts[0]), attempt: attempt, pid: pid, startedNanoseconds: started)
-        }
-    }
-
-    static func read(_ url: URL) -> [(String, Int64)] {
-        entries(url).map { ($0.job, $0.startedNanoseconds) }
     }
 }

@@ -1,4 +1,5 @@
 import AtelierQueue
+import AtelierWorker
 import Foundation
 import XCTest
 
@@ -82,13 +83,8 @@ struct ExecutionLogFile {
 
     var environment: [String: String] { ["ATELIER_DIAGNOSTIC_LOG": url.path] }
 
-    func entries() -> [(job: String, attempt: Int, pid: Int)] {
-        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: " ")
-            guard parts.count == 4, let attempt = Int(parts[1]), let pid = Int(parts[2]) else { return nil }
-            return (String(parts[0]), attempt, pid)
-        }
+    func entries() -> [ExecutionLog.Entry] {
+        ExecutionLog(path: url.path).entries()
     }
 
     func remove() { try? FileManager.default.removeItem(at: url) }
