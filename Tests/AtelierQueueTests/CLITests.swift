@@ -3,17 +3,7 @@ import Foundation
 import XCTest
 
 /// The operator CLI as a person or a script uses it: output, --json, exit codes.
-final class CLITests: XCTestCase {
-    var db: TestDatabase!
-
-    override func setUp() async throws {
-        db = try await TestDatabase.make()
-    }
-
-    override func tearDown() async throws {
-        await db?.drop()
-    }
-
+final class CLITests: DatabaseTestCase {
     private func atelier(_ arguments: String...) async throws -> (status: Int32, output: String) {
         try await AtelierProcess.run(arguments, database: db.url)
     }

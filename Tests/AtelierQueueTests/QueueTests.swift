@@ -4,18 +4,8 @@ import XCTest
 
 /// The queue library against a real PostgreSQL: enqueue, claim order, delays, idempotency,
 /// fencing, retries, cancellation, pause/resume, purge, rescue.
-final class QueueTests: XCTestCase {
-    var db: TestDatabase!
-    var queue: JobQueue { db.queue }
+final class QueueTests: DatabaseTestCase {
     let lease = Duration.seconds(30)
-
-    override func setUp() async throws {
-        db = try await TestDatabase.make()
-    }
-
-    override func tearDown() async throws {
-        await db?.drop()
-    }
 
     private func claim(_ worker: String = "w1", limit: Int = 10, kinds: [String] = ["k"], queues: [String] = ["default"]) async throws -> [ClaimedJob] {
         try await queue.claim(worker: worker, queues: queues, kinds: kinds, limit: limit, lease: lease)

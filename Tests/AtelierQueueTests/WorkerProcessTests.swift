@@ -4,18 +4,7 @@ import XCTest
 
 /// Real `atelier work` processes against a real PostgreSQL: exactly-once under concurrency,
 /// SIGKILL recovery with fencing, the supervisor, and SIGTERM drain.
-final class WorkerProcessTests: XCTestCase {
-    var db: TestDatabase!
-    var queue: JobQueue { db.queue }
-
-    override func setUp() async throws {
-        db = try await TestDatabase.make()
-    }
-
-    override func tearDown() async throws {
-        await db?.drop()
-    }
-
+final class WorkerProcessTests: DatabaseTestCase {
     func testFourProcessesRunEveryJobExactlyOnce() async throws {
         let log = ExecutionLogFile()
         defer { log.remove() }

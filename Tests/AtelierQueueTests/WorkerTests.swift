@@ -5,18 +5,7 @@ import XCTest
 
 /// The worker runtime in-process: retries, permanent failures, cancellation of running jobs,
 /// drain, progress, a wake-up by NOTIFY.
-final class WorkerTests: XCTestCase {
-    var db: TestDatabase!
-    var queue: JobQueue { db.queue }
-
-    override func setUp() async throws {
-        db = try await TestDatabase.make()
-    }
-
-    override func tearDown() async throws {
-        await db?.drop()
-    }
-
+final class WorkerTests: DatabaseTestCase {
     private func waitForState(_ id: UUID, _ states: Set<JobState>, timeout: Duration = .seconds(60)) async throws -> Job {
         var last: Job?
         try await db.eventually("job \(id) to reach \(states)", timeout: timeout) {

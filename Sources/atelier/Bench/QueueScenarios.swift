@@ -96,13 +96,13 @@ struct QueueScenarios {
             let job = try await queue.enqueue(NewJob(kind: "noop"))
             enqueuedAt[job.id.uuidString.lowercased()] = stamp
         }
-        var starts: [(String, Int64)] = []
+        var starts: [ExecutionLog.Entry] = []
         try await poll(timeout: .seconds(60), what: "every pickup job to start") {
-            starts = ExecutionLog(path: log.path).entries().map { ($0.job, $0.startedNanoseconds) }
+            starts = ExecutionLog(path: log.path).entries()
             return starts.count >= jobs
         }
         await fleet.stop()
-        let latencies = starts.compactMap { id, started in enqueuedAt[id].map { Double(started - $0) / 1e6 } }
+        let latencies = starts.compactMap { start in enqueuedAt[start.job].map { Double(start.startedNanoseconds - $0) / 1e6 } }
         let percentiles = Percentiles(latencies)
         var report = BenchReport(scenario: "pickup")
         report["jobs"] = latencies.count
