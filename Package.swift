@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Atelier: a PostgreSQL-backed job system for image work.
-// Dependencies point one way: atelier (executable) → AtelierWorker → AtelierQueue.
+// Dependencies point one way: atelier (executable) → AtelierAPI, AtelierWorker → AtelierQueue, AtelierStorage.
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "atelier", targets: ["atelier"]),
         .library(name: "AtelierQueue", targets: ["AtelierQueue"]),
         .library(name: "AtelierWorker", targets: ["AtelierWorker"]),
+        .library(name: "AtelierStorage", targets: ["AtelierStorage"]),
+        .library(name: "AtelierAPI", targets: ["AtelierAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -17,6 +19,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Tests only: a real HTTP client over loopback, and a YAML parser for the OpenAPI check.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // The durable queue: schema migrations, enqueue, claim, leases, completion, maintenance.
@@ -27,27 +37,59 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Blobs: the BlobStore protocol, the local-directory store, pre-signed URL signing.
+        .target(
+            name: "AtelierStorage",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // Worker processes: handler protocol, claim loop, heartbeats, drain, supervisor.
         .target(
             name: "AtelierWorker",
             dependencies: [
                 "AtelierQueue",
+                "AtelierStorage",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The one executable: `atelier migrate | work | queue | jobs | workers | bench`.
+        // The HTTP front: jobs API, SSE, result downloads, tokens, health, metrics, OpenAPI.
+        .target(
+            name: "AtelierAPI",
+            dependencies: [
+                "AtelierQueue",
+                "AtelierStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("OpenAPI/openapi.yaml")]
+        ),
+        // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
         .executableTarget(
             name: "atelier",
             dependencies: [
                 "AtelierQueue",
                 "AtelierWorker",
+                "AtelierAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "AtelierQueueTests",
             dependencies: ["AtelierQueue", "AtelierWorker"]
+        ),
+        .testTarget(
+            name: "AtelierAPITests",
+            dependencies: [
+                "AtelierAPI", "AtelierQueue", "AtelierStorage", "AtelierWorker",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
     ]
 )

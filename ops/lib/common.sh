@@ -133,15 +133,35 @@ stop_postgres() {
   fi
 }
 
+# The secret that signs result URLs: generated on first run, kept in .atelier/signing-secret
+# (mode 0600, never committed). An ATELIER_SIGNING_SECRET already in the environment wins.
+ensure_signing_secret() {
+  local file="$REPO/.atelier/signing-secret"
+  if [ -z "${ATELIER_SIGNING_SECRET:-}" ]; then
+    if [ ! -s "$file" ]; then
+      mkdir -p "$(dirname "$file")"
+      (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+      log "generated a signing secret for result URLs in $file"
+    fi
+    ATELIER_SIGNING_SECRET="$(cat "$file")"
+  fi
+  export ATELIER_SIGNING_SECRET
+}
+
 write_env_file() {
+  ensure_signing_secret
+  export ATELIER_DATA_DIR="${ATELIER_DATA_DIR:-$REPO/.atelier/data}"
   mkdir -p "$(dirname "$ENV_FILE")"
-  cat > "$ENV_FILE" <<ENV
+  (umask 077 && cat > "$ENV_FILE" <<ENV
 # Written by ops/ — source it to use the CLI against this checkout's database.
 export ATELIER_DATABASE_URL="$ATELIER_DATABASE_URL"
 export ATELIER_MIGRATIONS_DIR="$ATELIER_MIGRATIONS_DIR"
 export ATELIER_STATE_DIR="$STATE_DIR"
+export ATELIER_DATA_DIR="$ATELIER_DATA_DIR"
+export ATELIER_SIGNING_SECRET="$ATELIER_SIGNING_SECRET"
 export PATH="$REPO/ops/bin:\$PATH"
 ENV
+  )
 }
 
 # build debug|release — builds the package (and the tests, for debug).

@@ -85,3 +85,10 @@ public final class JobQueue: Sendable {
         return result
     }
 }
+
+extension JobQueue {
+    /// One trivial round trip: is the database answering now?
+    public func ping() async throws {
+        _ = try await scalar("SELECT 1", as: Int.self)
+    }
+}

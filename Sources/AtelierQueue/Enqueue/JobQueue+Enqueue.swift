@@ -29,7 +29,7 @@ extension JobQueue {
             try job.validate()
             try Self.requireJSONObject(job.payload, what: "payload")
         }
-        let ids = jobs.map { _ in JobID.make() }
+        let ids = jobs.map { $0.id ?? JobID.make() }
         var inserted = Set<UUID>()
         for try await id in try await client.execute(InsertJobsStatement(ids: ids, jobs: jobs), logger: logger) {
             inserted.insert(id)

@@ -97,3 +97,14 @@ extension JobQueue {
             """, as: Int.self) ?? 0
     }
 }
+
+extension JobQueue {
+    /// The job an owner created with this idempotency key, if any.
+    public func job(owner: String, idempotencyKey: String) async throws -> Job? {
+        let rows = try await client.query("""
+            SELECT \(unescaped: Job.columns) FROM jobs WHERE owner = \(owner) AND idempotency_key = \(idempotencyKey)
+            """, logger: logger)
+        for try await row in rows { return try Job(row: row) }
+        return nil
+    }
+}

@@ -2,6 +2,9 @@ import Foundation
 
 /// What an enqueuer asks for. Only `kind` is required.
 public struct NewJob: Sendable {
+    /// The job's id; nil lets the queue make a UUIDv7. The API sets it to name the job's blobs
+    /// before the insert.
+    public var id: UUID?
     public var kind: String
     /// JSON object text handed to the handler.
     public var payload: String
@@ -18,6 +21,7 @@ public struct NewJob: Sendable {
     public var parentID: UUID?
 
     public init(
+        id: UUID? = nil,
         kind: String,
         payload: String = "{}",
         queue: String = "default",
@@ -30,6 +34,7 @@ public struct NewJob: Sendable {
         requestID: String? = nil,
         parentID: UUID? = nil
     ) {
+        self.id = id
         self.kind = kind
         self.payload = payload
         self.queue = queue

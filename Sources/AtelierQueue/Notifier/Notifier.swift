@@ -25,6 +25,8 @@ public final class Notifier: Sendable {
         public static let jobEvents = "atelier_job_events"
         /// Payload: job id. Someone asked to cancel a running job.
         public static let cancel = "atelier_cancel"
+        /// Payload: `changed`. An app token was revoked or deleted.
+        public static let tokens = "atelier_tokens"
     }
 
     private let url: DatabaseURL
@@ -32,8 +34,14 @@ public final class Notifier: Sendable {
     private let logger: Logger
     private let onConnect: (@Sendable (PostgresConnection) async throws -> Void)?
     private let subscribers = Mutex<[UUID: AsyncStream<QueueNotification>.Continuation]>([:])
+    private let observers = Mutex<[@Sendable (QueueNotification) -> Void]>([])
+    private let listeningFlag = Atomic<Bool>(false)
     /// Opens after the first successful connect (and `onConnect`).
     public let ready = Gate()
+
+    /// True while notifications are flowing. Caches that are invalidated by notifications must
+    /// not be trusted while this is false.
+    public var isListening: Bool { listeningFlag.load(ordering: .acquiring) }
 
     public init(url: DatabaseURL, channels: [String], logger: Logger,
                 onConnect: (@Sendable (PostgresConnection) async throws -> Void)? = nil) {
@@ -54,7 +62,15 @@ public final class Notifier: Sendable {
         return stream
     }
 
+    /// Calls `observer` synchronously for every notification, before any subscriber stream sees
+    /// it (cache invalidation must happen before a client can react to the same event).
+    /// `.reconnected` is delivered too: everything may be stale then.
+    public func observe(_ observer: @escaping @Sendable (QueueNotification) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
     private func broadcast(_ notification: QueueNotification) {
+        for observer in observers.withLock({ $0 }) { observer(notification) }
         let targets = subscribers.withLock { Array($0.values) }
         for continuation in targets { continuation.yield(notification) }
     }
@@ -117,6 +133,8 @@ public final class Notifier: Sendable {
             return
         }
         ready.open()
+        listeningFlag.store(true, ordering: .releasing)
+        defer { listeningFlag.store(false, ordering: .releasing) }
         if announceReconnect { broadcast(.reconnected) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (channel, notifications) in listening {

@@ -1,4 +1,5 @@
 import AtelierQueue
+import AtelierStorage
 import Foundation
 
 /// Handlers every worker has, for smoke tests, the test suite and `atelier bench`:
@@ -9,9 +10,12 @@ import Foundation
 /// written as the handler starts: the test suite proves with it that every job ran exactly once,
 /// and `atelier bench queue pickup` measures enqueue → handler-start latency.
 public enum DiagnosticHandlers {
-    public static func all(environment: [String: String] = ProcessInfo.processInfo.environment) -> [any JobHandler] {
+    public static func all(environment: [String: String] = ProcessInfo.processInfo.environment,
+                           blobs: (any BlobStore)? = nil) -> [any JobHandler] {
         let log = environment["ATELIER_DIAGNOSTIC_LOG"].flatMap { $0.isEmpty ? nil : ExecutionLog(path: $0) }
-        return [NoopHandler(log: log), SleepHandler(log: log), FailHandler(log: log)]
+        var handlers: [any JobHandler] = [NoopHandler(log: log), SleepHandler(log: log), FailHandler(log: log)]
+        if let blobs { handlers.append(EchoHandler(blobs: blobs, log: log)) }
+        return handlers
     }
 }
 

@@ -14,7 +14,8 @@ struct WorkCommand: AsyncParsableCommand {
             restarts any that dies; more processes on other machines can share the same database.
             Environment: ATELIER_WORKER_CONCURRENCY, ATELIER_WORKER_PROCESSES, ATELIER_QUEUES, ATELIER_KINDS,
             ATELIER_LEASE, ATELIER_HEARTBEAT_INTERVAL, ATELIER_POLL_INTERVAL, ATELIER_RESCUE_INTERVAL,
-            ATELIER_DRAIN_TIMEOUT, ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever).
+            ATELIER_DRAIN_TIMEOUT, ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever),
+            ATELIER_DATA_DIR (blobs for image jobs).
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -43,7 +44,7 @@ struct WorkCommand: AsyncParsableCommand {
             try configuration.validate()
             let processes = try self.processes ?? settings.int("ATELIER_WORKER_PROCESSES") ?? 1
             guard (1...256).contains(processes) else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }
-            var handlers = HandlerRegistry(DiagnosticHandlers.all())
+            var handlers = HandlerRegistry(DiagnosticHandlers.all(blobs: try settings.blobStore()))
             if let kinds = kinds.map({ $0.split(separator: ",").map(String.init) }) ?? settings.list("ATELIER_KINDS") {
                 do { handlers = try handlers.restricted(to: kinds) } catch { throw QueueError.invalidArgument("\(error)") }
             }

@@ -1,0 +1,90 @@
+import HTTPTypes
+import Hummingbird
+import Foundation
+
+/// Every error the API answers with: a status, a CONTRACTS §4 error name, a message for people,
+/// optional details (which field, what limit) and extra headers (Retry-After …).
+/// Rendered as `{"error", "message", "details"?}` by ``ErrorMiddleware``, the one place errors
+/// become responses.
+public struct APIError: Error, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    public var name: String
+    public var message: String
+    public var details: [String: String]?
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, _ name: String, _ message: String,
+                details: [String: String]? = nil, headers: HTTPFields = [:]) {
+        self.status = status
+        self.name = name
+        self.message = message
+        self.details = details
+        self.headers = headers
+    }
+
+    public static func validation(_ message: String, field: String? = nil) -> APIError {
+        APIError(.badRequest, "ValidationError", message, details: field.map { ["field": $0] })
+    }
+
+    public static func unauthenticated(_ message: String = "a credential is required: send X-App-Token or Authorization: Bearer") -> APIError {
+        APIError(.unauthorized, "AuthenticationError", message, headers: [.wwwAuthenticate: "Bearer realm=\"atelier\""])
+    }
+
+    public static func forbidden(_ message: String) -> APIError {
+        APIError(.forbidden, "ForbiddenError", message)
+    }
+
+    public static func notFound(_ message: String) -> APIError {
+        APIError(.notFound, "NotFoundError", message)
+    }
+
+    public static func conflict(_ message: String) -> APIError {
+        APIError(.conflict, "ConflictError", message)
+    }
+
+    public static func tooLarge(limit: Int) -> APIError {
+        APIError(.contentTooLarge, "PayloadTooLargeError", "the request body is larger than the limit of \(limit) bytes",
+                 details: ["limit_bytes": String(limit)])
+    }
+
+    public static func unsupportedMediaType(_ message: String) -> APIError {
+        APIError(.unsupportedMediaType, "UnsupportedMediaTypeError", message)
+    }
+
+    public static func rangeNotSatisfiable(size: Int) -> APIError {
+        APIError(.rangeNotSatisfiable, "RangeNotSatisfiableError", "the requested range is outside the \(size)-byte file",
+                 headers: [.contentRange: "bytes */\(size)"])
+    }
+
+    public static func unavailable(_ message: String) -> APIError {
+        APIError(.serviceUnavailable, "ServiceUnavailableError", message, headers: [.retryAfter: "5"])
+    }
+
+    public static func `internal`(_ requestID: String = "") -> APIError {
+        APIError(.internalServerError, "InternalError",
+                 "something went wrong on our side" + (requestID.isEmpty ? "" : "; quote request id \(requestID)"))
+    }
+
+    /// Adds headers (e.g. rate-limit headers) to the error's response.
+    public func adding(_ fields: HTTPFields) -> APIError {
+        var copy = self
+        for field in fields where copy.headers[field.name] == nil { copy.headers.append(field) }
+        return copy
+    }
+
+    struct Body: Encodable {
+        var error: String
+        var message: String
+        var details: [String: String]?
+    }
+
+    func response() -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Body(error: name, message: message, details: details))) ?? Data()
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.contentLength] = String(data.count)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,67 @@
+import AtelierQueue
+import AtelierStorage
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// `GET /health` (CONTRACTS §4): `healthy` and 200 when the database answers, the blob store
+/// takes a write and the LISTEN connection is up; otherwise `degraded`, 503, and a message
+/// naming what is down. Each check has a time limit so a hung dependency cannot hang this.
+struct HealthController: Sendable {
+    let queue: JobQueue
+    let blobs: any BlobStore
+    let notifier: Notifier
+    let version: String
+    var timeout: Duration = .seconds(2)
+
+    struct Report: Encodable {
+        var status: String
+        var timestamp: Date
+        var version: String
+        var checks: [String: String]
+        var message: String?
+    }
+
+    func register(on router: some RouterMethods<APIRequestContext>) {
+        router.get("health", use: health)
+    }
+
+    @Sendable func health(_ request: Request, context: APIRequestContext) async throws -> Response {
+        async let database = check { try await queue.ping() }
+        async let storage = check { try await blobs.check() }
+        let checks = ["database": await database, "storage": await storage,
+                      "listener": notifier.isListening ? "ok" : "error"]
+        let down = checks.filter { $0.value != "ok" }.keys.sorted()
+        let report = Report(status: down.isEmpty ? "healthy" : "degraded", timestamp: Date(), version: version,
+                            checks: checks,
+                            message: down.isEmpty ? nil : "unavailable: \(down.joined(separator: ", "))")
+        var response = try JobsController.json(report, status: down.isEmpty ? .ok : .serviceUnavailable)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// "ok" or "error"; answers at the time limit even if the probe ignores cancellation.
+    private func check(_ probe: @escaping @Sendable () async throws -> Void) async -> String {
+        let limit = timeout
+        let once = OnceBox()
+        return await withCheckedContinuation { continuation in
+            once.slot.withLock { $0 = continuation }
+            let work = Task {
+                let verdict: String
+                do { try await probe(); verdict = "ok" } catch { verdict = "error" }
+                once.slot.withLock { $0.take() }?.resume(returning: verdict)
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if let pending = once.slot.withLock({ $0.take() }) {
+                    work.cancel()
+                    pending.resume(returning: "error")
+                }
+            }
+        }
+    }
+}
+
+private final class OnceBox: Sendable {
+    let slot = Mutex<CheckedContinuation<String, Never>?>(nil)
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Hummingbird
+import MultipartKit
+import NIOCore
+
+/// A create-job request, parsed and checked before anything is stored.
+///
+/// Two encodings:
+/// - `multipart/form-data`: an `image` file part, `kind`, `options` (a JSON object), and any other
+///   text field, which becomes an option (JSON objects and arrays are parsed: the Caricature app
+///   sends `params` as JSON and `style_id` as text);
+/// - `application/json`: `{"kind", "options", "image"}` with the image in base64 (a `data:` URI
+///   prefix is allowed).
+struct JobSubmission {
+    var kind: String?
+    var options: [String: Any] = [:]
+    var image: [UInt8]?
+
+    static let maxOptionsBytes = 64 * 1024
+
+    static func parse(contentType: String?, body: ByteBuffer) throws -> JobSubmission {
+        guard let contentType, let media = MediaType(contentType) else {
+            throw APIError.unsupportedMediaType("send multipart/form-data or application/json (Content-Type is missing)")
+        }
+        switch media.type {
+        case "multipart/form-data":
+            guard let boundary = media.parameters["boundary"], !boundary.isEmpty else {
+                throw APIError.validation("multipart/form-data needs a boundary parameter in Content-Type", field: "Content-Type")
+            }
+            return try parseMultipart(body, boundary: boundary)
+        case "application/json":
+            return try parseJSON(body)
+        default:
+            throw APIError.unsupportedMediaType("Content-Type '\(media.type)' is not accepted; send multipart/form-data or application/json")
+        }
+    }
+
+    private static func parseMultipart(_ body: ByteBuffer, boundary: String) throws -> JobSubmission {
+        let parser = MultipartParser(boundary: boundary)
+        var parts: [(headers: [String: String], body: ByteBuffer)] = []
+        var headers: [String: String] = [:]
+        var partBody = ByteBuffer()
+        var open = false
+        parser.onHeader = { name, value in
+            headers[name.lowercased()] = value
+            open = true
+        }
+        parser.onBody = { chunk in
+            partBody.writeBuffer(&chunk)
+            open = true
+        }
+        parser.onPartComplete = {
+            parts.append((headers, partBody))
+            headers = [:]
+            partBody = ByteBuffer()
+            open = false
+        }
+        do {
+            try parser.execute(body)
+        } catch {
+            throw APIError.validation("the multipart body is malformed", field: "body")
+        }
+        if open || parts.isEmpty {
+            throw APIError.validation("the multipart body is truncated or empty (no closing boundary)", field: "body")
+        }
+        var submission = JobSubmission()
+        for part in parts {
+            guard let disposition = part.headers["content-disposition"].map(ContentDisposition.init),
+                  let name = disposition.parameters["name"], !name.isEmpty else {
+                throw APIError.validation("a multipart part has no Content-Disposition name", field: "body")
+            }
+            let bytes = part.body.getBytes(at: part.body.readerIndex, length: part.body.readableBytes) ?? []
+            switch name {
+            case "image", "file":
+                guard submission.image == nil else { throw APIError.validation("send one image", field: name) }
+                submission.image = bytes
+            case "kind":
+                submission.kind = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            case "options":
+                submission.options.merge(try jsonObject(bytes, field: "options")) { _, new in new }
+            default:
+                guard bytes.count <= maxOptionsBytes else { throw APIError.validation("field '\(name)' is too long", field: name) }
+                let text = String(decoding: bytes, as: UTF8.self)
+                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") {
+                    guard let value = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) else {
+                        throw APIError.validation("field '\(name)' is not valid JSON", field: name)
+                    }
+                    submission.options[name] = value
+                } else {
+                    submission.options[name] = trimmed
+                }
+            }
+        }
+        return submission
+    }
+
+    private static func parseJSON(_ body: ByteBuffer) throws -> JobSubmission {
+        let bytes = body.getBytes(at: body.readerIndex, length: body.readableBytes) ?? []
+        let object = try jsonObject(bytes, field: "body")
+        var submission = JobSubmission()
+        if let kind = object["kind"] {
+            guard let kind = kind as? String else { throw APIError.validation("kind must be a string", field: "kind") }
+            submission.kind = kind
+        }
+        if let options = object["options"], !(options is NSNull) {
+            guard let options = options as? [String: Any] else {
+                throw APIError.validation("options must be a JSON object", field: "options")
+            }
+            submission.options = options
+        }
+        if let image = object["image"], !(image is NSNull) {
+            guard var text = image as? String else {
+                throw APIError.validation("image must be a base64 string", field: "image")
+            }
+            if text.hasPrefix("data:"), let comma = text.firstIndex(of: ",") {
+                text = String(text[text.index(after: comma)...])
+            }
+            guard let data = Data(base64Encoded: text, options: [.ignoreUnknownCharacters]), !data.isEmpty else {
+                throw APIError.validation("image is not valid base64", field: "image")
+            }
+            submission.image = [UInt8](data)
+        }
+        for key in object.keys where !["kind", "options", "image"].contains(key) {
+            throw APIError.validation("unknown field '\(key)'; send kind, options and image", field: key)
+        }
+        return submission
+    }
+
+    private static func jsonObject(_ bytes: [UInt8], field: String) throws -> [String: Any] {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes)), let object = value as? [String: Any] else {
+            throw APIError.validation("\(field) must be a JSON object", field: field)
+        }
+        return object
+    }
+}
+
+/// `type/subtype; name=value; …`, lower-cased type and names, unquoted values.
+struct MediaType {
+    var type: String
+    var parameters: [String: String]
+
+    init?(_ text: String) {
+        let pieces = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = pieces.first, first.contains("/") else { return nil }
+        type = first.lowercased()
+        parameters = HeaderParameters.parse(pieces.dropFirst())
+    }
+}
+
+/// `form-data; name="image"; filename="image.jpg"`.
+struct ContentDisposition {
+    var parameters: [String: String]
+
+    init(_ text: String) {
+        parameters = HeaderParameters.parse(text.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
+    }
+}
+
+enum HeaderParameters {
+    static func parse(_ pieces: some Sequence<String>) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for piece in pieces {
+            guard let equals = piece.firstIndex(of: "=") else { continue }
+            let name = piece[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = piece[piece.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            parameters[name] = value
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,60 @@
+import AtelierQueue
+import Foundation
+import Prometheus
+
+/// Prometheus metrics of one API process: requests by route and status, request durations,
+/// and, refreshed at each scrape from the database, jobs by kind and state, queue depth and
+/// recent run times.
+public final class APIMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    private static let buckets: [Duration] = [
+        .microseconds(250), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+
+    public init() {}
+
+    func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+        let statusClass = "\(status / 100)xx"
+        registry.makeCounter(
+            descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "requests", unitName: "total",
+                              helpText: "HTTP requests answered, by method, route and status class."),
+            labels: [("method", method), ("route", route), ("status", statusClass)]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                              helpText: "Time to answer (to the first byte for streams), by method and route."),
+            labels: [("method", method), ("route", route)],
+            buckets: Self.buckets
+        ).record(duration)
+    }
+
+    /// Refreshes the job gauges from the database, then renders everything.
+    func render(queue: JobQueue) async throws -> [UInt8] {
+        let snapshot = try await queue.metricsSnapshot()
+        for row in snapshot.jobCounts {
+            registry.makeGauge(
+                descriptor: .init(namespace: "atelier", metricName: "jobs", helpText: "Jobs in the table, by kind and state."),
+                labels: [("kind", row.kind), ("state", row.state)]
+            ).set(Double(row.count))
+        }
+        for row in snapshot.queueDepths {
+            registry.makeGauge(
+                descriptor: .init(namespace: "atelier", subsystem: "queue", metricName: "depth",
+                                  helpText: "Jobs waiting to be claimed now (queued and due), by queue."),
+                labels: [("queue", row.queue)]
+            ).set(Double(row.count))
+        }
+        for row in snapshot.runTimes {
+            for (quantile, value) in [("0.5", row.p50), ("0.95", row.p95)] {
+                registry.makeGauge(
+                    descriptor: .init(namespace: "atelier", subsystem: "job", metricName: "run_duration", unitName: "seconds",
+                                      helpText: "Run time of jobs finished in the last 15 minutes, by kind and quantile."),
+                    labels: [("kind", row.kind), ("quantile", quantile)]
+                ).set(value)
+            }
+        }
+        return registry.emitToBuffer()
+    }
+}

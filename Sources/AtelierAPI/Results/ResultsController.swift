@@ -1,0 +1,109 @@
+import AtelierStorage
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `GET /results/KEY?expires=…&signature=…`: pre-signed downloads from the local blob store.
+/// No credential: the signature is the credential. Expired or altered URLs → 403 with a JSON
+/// error. Answers with Content-Type, Content-Length, a strong ETag (304 on If-None-Match),
+/// Cache-Control up to the expiry, and single byte ranges (206 / 416).
+struct ResultsController: Sendable {
+    let blobs: any BlobStore
+    let signer: URLSigner
+
+    func register(on router: some RouterMethods<APIRequestContext>) {
+        router.get("results/**", use: download)
+        router.head("results/**", use: download)
+    }
+
+    @Sendable func download(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let path = context.parameters.getCatchAll().joined(separator: "/")
+        let key: BlobKey
+        do {
+            key = try BlobKey(path)
+        } catch {
+            throw APIError.forbidden("this result URL is not valid")
+        }
+        let query = request.uri.queryParameters
+        guard let expiresText = query["expires"], let expires = Int(String(expiresText)),
+              let signature = query["signature"].map(String.init) else {
+            throw APIError.forbidden("this result URL is not signed: it needs expires and signature")
+        }
+        switch signer.verify(key: key, expires: expires, signature: signature) {
+        case .invalid: throw APIError.forbidden("this result URL's signature is not valid")
+        case .expired: throw APIError.forbidden("this result URL has expired; fetch the job again for a fresh one")
+        case .valid: break
+        }
+        guard let info = try await blobs.info(key) else {
+            throw APIError.notFound("this result no longer exists")
+        }
+        var headers: HTTPFields = [
+            .contentType: info.contentType,
+            .eTag: info.etag,
+            .acceptRanges: "bytes",
+            .lastModified: HTTPDate.format(info.modifiedAt),
+            .cacheControl: "private, max-age=\(max(0, expires - Int(Date().timeIntervalSince1970)))",
+        ]
+        if let match = request.headers[.ifNoneMatch], ETag.matches(match, info.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        var status = HTTPResponse.Status.ok
+        var range: Range<Int>?
+        if let header = request.headers[.range], info.size > 0 {
+            switch ByteRange.parse(header, size: info.size) {
+            case .whole: break
+            case .unsatisfiable: throw APIError.rangeNotSatisfiable(size: info.size)
+            case .range(let r):
+                range = r
+                status = .partialContent
+                headers[.contentRange] = "bytes \(r.lowerBound)-\(r.upperBound - 1)/\(info.size)"
+            }
+        }
+        let length = range?.count ?? info.size
+        headers[.contentLength] = String(length)
+        if request.method == .head {
+            return Response(status: status, headers: headers)
+        }
+        let data = try await blobs.read(key, range: range)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// One `bytes=` range (RFC 9110 §14.1.2). Several ranges are answered with the whole file.
+enum ByteRange: Equatable {
+    case whole
+    case range(Range<Int>)
+    case unsatisfiable
+
+    static func parse(_ header: String, size: Int) -> ByteRange {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes="), !text.contains(",") else { return .whole }
+        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return .whole }
+        if parts[0].isEmpty {
+            guard let suffix = Int(parts[1]), suffix >= 0 else { return .whole }
+            guard suffix > 0 else { return .unsatisfiable }
+            return .range(max(0, size - suffix)..<size)
+        }
+        guard let start = Int(parts[0]), start >= 0 else { return .whole }
+        guard start < size else { return .unsatisfiable }
+        if parts[1].isEmpty { return .range(start..<size) }
+        guard let end = Int(parts[1]), end >= start else { return .whole }
+        return .range(start..<min(end + 1, size))
+    }
+}
+
+/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) for Last-Modified.
+enum HTTPDate {
+    static func format(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Everything `atelier serve` needs, read from `ATELIER_*` settings by the executable.
+public struct APIConfiguration: Sendable {
+    /// `ATELIER_LISTEN`, host:port.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// `ATELIER_PUBLIC_URL`: the base of every absolute URL handed out (status, stream, results).
+    public var publicURL: String?
+    /// `ATELIER_DATA_DIR`: local blobs live in `DATA_DIR/blobs`.
+    public var dataDirectory = URL(fileURLWithPath: ".atelier/data")
+    /// `ATELIER_SIGNING_SECRET`: HMAC key of pre-signed result URLs (≥ 32 bytes).
+    public var signingSecret = ""
+    /// `ATELIER_RESULT_URL_TTL`: how long a result URL stays valid.
+    public var resultURLLifetime: Duration = .seconds(3600)
+    /// `ATELIER_MAX_UPLOAD_BYTES`: largest accepted request body (413 above it).
+    public var maxUploadBytes = 25 * 1024 * 1024
+    /// `ATELIER_OPEN_ACCESS=true`: no credential needed, every caller is `anonymous`. LAN demos only.
+    public var openAccess = false
+    /// `ATELIER_RATE_LIMIT`: requests per minute per client (credential or IP); 0 turns it off.
+    public var rateLimitPerMinute = 1200
+    /// `ATELIER_SSE_KEEPALIVE`: interval of `: keep-alive` comments on idle event streams.
+    public var sseKeepAlive: Duration = .seconds(15)
+    /// `ATELIER_ACCESS_LOG=false` silences the one-line-per-request log.
+    public var accessLog = true
+    public var version = "0.0.0"
+
+    public init() {}
+
+    /// The public base URL without a trailing slash.
+    public var baseURL: String {
+        var base = publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
+
+    public var blobDirectory: URL { dataDirectory.appendingPathComponent("blobs", isDirectory: true) }
+
+    /// Parses `host:port` (`[::1]:8080` for IPv6).
+    public static func parseListen(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+}

@@ -1,0 +1,40 @@
+import Hummingbird
+import NIOCore
+
+/// Who is calling: the owner every job they create or read belongs to.
+public struct Principal: Sendable, Equatable {
+    public var owner: String
+    /// The token's name, or `anonymous` under open access.
+    public var name: String
+
+    public static let anonymous = Principal(owner: "anonymous", name: "anonymous")
+}
+
+/// Per-request state shared by the middleware and the routes.
+public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+    /// Echoed from `X-Request-ID` or generated; set by ``RequestLogMiddleware``.
+    public var requestID: String = ""
+    /// Set by ``AuthMiddleware``; nil on public routes.
+    public var principal: Principal?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
+    }
+
+    /// Bodies are collected explicitly with the configured limit (see ``JobSubmission``).
+    public var maxUploadSize: Int { 64 * 1024 }
+
+    /// The authenticated caller; routes behind ``AuthMiddleware`` always have one.
+    public func requirePrincipal() throws -> Principal {
+        guard let principal else { throw APIError.unauthenticated() }
+        return principal
+    }
+
+    /// The client's IP address, for rate limits of unauthenticated callers and access logs.
+    public var clientAddress: String {
+        remoteAddress?.ipAddress ?? "unknown"
+    }
+}

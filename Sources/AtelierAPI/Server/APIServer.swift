@@ -1,0 +1,116 @@
+import AtelierQueue
+import AtelierStorage
+import Foundation
+import Hummingbird
+import NIOCore
+import Logging
+import ServiceLifecycle
+
+/// `atelier serve`: the HTTP front. Owns the pieces one API process shares — the connection
+/// pool, the one LISTEN connection (job events for SSE and the job cache, token revocations),
+/// the blob store, the URL signer and the metrics — and builds the router:
+///
+/// - public: `/health`, `/metrics`, `/openapi.yaml`, signed `/results/…`;
+/// - authenticated, rate-limited: `/v1/jobs…`.
+public final class APIServer: Sendable {
+    public let configuration: APIConfiguration
+    public let queue: JobQueue
+    public let notifier: Notifier
+    public let blobs: any BlobStore
+    public let signer: URLSigner
+    public let metrics: APIMetrics
+    let authenticator: Authenticator
+    let cache: JobViewCache
+    let hub: EventHub
+    let kinds: JobKindCatalog
+    let logger: Logger
+
+    public init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
+                blobs: (any BlobStore)? = nil, logger: Logger) throws {
+        self.configuration = configuration
+        self.queue = queue
+        self.kinds = kinds
+        self.logger = logger
+        self.blobs = try blobs ?? LocalBlobStore(root: configuration.blobDirectory)
+        self.signer = try URLSigner(secret: configuration.signingSecret, lifetime: configuration.resultURLLifetime)
+        self.notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
+                                 logger: logger)
+        self.metrics = APIMetrics()
+        self.authenticator = Authenticator(tokens: AppTokens(queue: queue), notifier: notifier,
+                                           openAccess: configuration.openAccess)
+        self.cache = JobViewCache(notifier: notifier)
+        self.hub = EventHub(notifier: notifier)
+    }
+
+    /// The router with every route and middleware.
+    public func makeRouter() throws -> Router<APIRequestContext> {
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: logger, accessLog: configuration.accessLog, metrics: metrics))
+
+        HealthController(queue: queue, blobs: blobs, notifier: notifier, version: configuration.version).register(on: router)
+        MetricsController(metrics: metrics, queue: queue).register(on: router)
+        try OpenAPIController(baseURL: configuration.baseURL).register(on: router)
+
+        let limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
+        let results = router.group()
+        if let limiter { results.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        ResultsController(blobs: blobs, signer: signer).register(on: results)
+
+        let v1 = router.group("v1")
+        if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        v1.add(middleware: AuthMiddleware(authenticator: authenticator))
+        JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds), cache: cache, hub: hub,
+                       signer: signer, configuration: configuration).register(on: v1)
+        return router
+    }
+
+    /// The application and the background services it needs (pool, listener, SSE ticks), plus
+    /// `services` (`atelier dev` adds a worker). On shutdown the HTTP server stops first, then
+    /// the services in reverse order.
+    public func makeApplication(
+        services: [any Service] = [],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        var background: [any Service] = [
+            BackgroundTask(name: "postgres-pool") { [queue] in await queue.run() },
+            BackgroundTask(name: "listener") { [notifier] in await notifier.run() },
+            BackgroundTask(name: "sse-keepalive") { [hub, configuration] in await hub.runTicks(every: configuration.sseKeepAlive) },
+        ]
+        background += services
+        return Application(
+            router: try makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "atelier"),
+            services: background,
+            onServerRunning: onServerRunning,
+            logger: logger)
+    }
+
+    /// Warns loudly when open access is on: anyone who can reach the port can use the API.
+    public func announce() {
+        if configuration.openAccess {
+            logger.warning("""
+                OPEN ACCESS IS ON (ATELIER_OPEN_ACCESS=true): requests without a token are accepted as 'anonymous'. \
+                Anyone who can reach \(configuration.baseURL) can create jobs and read anonymous ones. Use this on a trusted LAN only.
+                """)
+        }
+        logger.info("atelier API listening", metadata: [
+            "url": .string(configuration.baseURL), "data_dir": .string(configuration.dataDirectory.path),
+            "kinds": .string(kinds.names.joined(separator: ","))])
+    }
+}
+
+/// A long-running task as a ServiceLifecycle service: cancelled on graceful shutdown, after the
+/// HTTP server (listed later) has stopped.
+public struct BackgroundTask: Service {
+    let name: String
+    let body: @Sendable () async -> Void
+
+    public init(name: String, _ body: @escaping @Sendable () async -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown { await body() }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// What is known about a stored blob without reading it.
+public struct BlobInfo: Sendable, Equatable {
+    public var key: BlobKey
+    public var size: Int
+    public var contentType: String
+    /// Strong validator: blobs are written once (atomically) and never modified in place.
+    public var etag: String
+    public var modifiedAt: Date
+}
+
+/// Where input images and results live. Writes are atomic: a reader sees the whole blob or none.
+/// The local-directory store is the default; an S3-compatible store fits the same protocol.
+public protocol BlobStore: Sendable {
+    /// Stores `data` under `key`, replacing any blob already there.
+    @discardableResult
+    func put(_ data: Data, at key: BlobKey) async throws(StorageError) -> BlobInfo
+    /// The blob's description, or nil when there is none.
+    func info(_ key: BlobKey) async throws(StorageError) -> BlobInfo?
+    /// Bytes `range` of the blob (all of it when nil). Throws `.notFound` when absent.
+    func read(_ key: BlobKey, range: Range<Int>?) async throws(StorageError) -> Data
+    /// Removes one blob; removing a missing blob is not an error.
+    func delete(_ key: BlobKey) async throws(StorageError)
+    /// Removes every blob under `prefix` (a job's folder).
+    func deleteAll(under prefix: String) async throws(StorageError)
+    /// Proves the store can be written now (for `/health`).
+    func check() async throws(StorageError)
+}
+
+extension BlobStore {
+    public func read(_ key: BlobKey) async throws(StorageError) -> Data {
+        try await read(key, range: nil)
+    }
+}
+
+/// Content types by file extension, for the files Atelier writes.
+public enum ContentTypes {
+    public static func forExtension(_ ext: String) -> String {
+        switch ext.lowercased() {
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png": return "image/png"
+        case "webp": return "image/webp"
+        case "heic", "heif": return "image/heic"
+        case "json": return "application/json"
+        case "html": return "text/html; charset=utf-8"
+        case "txt": return "text/plain; charset=utf-8"
+        default: return "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Crypto
+import Foundation
+
+/// Pre-signed result URLs: `BASE/results/KEY?expires=UNIX&signature=SIG`, where SIG is the
+/// base64url HMAC-SHA256 of `GET\nKEY\nEXPIRES` under the server's signing secret.
+/// Anyone holding the URL may GET the blob until it expires; changing any part breaks it.
+public struct URLSigner: Sendable {
+    private let key: SymmetricKey
+    /// How long a URL stays valid after it is issued.
+    public let lifetime: Duration
+    /// URLs issued within one window share an expiry, so a job's JSON (and its ETag) stays
+    /// stable while pollers poll; a URL is valid for between `lifetime - window` and `lifetime`.
+    public let window: Int
+
+    public static let minimumSecretBytes = 32
+
+    public init(secret: String, lifetime: Duration = .seconds(3600), window: Int = 300) throws(StorageError) {
+        guard secret.utf8.count >= Self.minimumSecretBytes else {
+            throw .configuration("ATELIER_SIGNING_SECRET must be at least \(Self.minimumSecretBytes) bytes "
+                + "(e.g. `openssl rand -hex 32`); ./ops/run generates one on first run")
+        }
+        self.key = SymmetricKey(data: Data(secret.utf8))
+        self.lifetime = lifetime
+        self.window = max(1, min(window, Int(lifetime.components.seconds) / 2))
+    }
+
+    /// The expiry a URL issued `now` gets.
+    public func expiry(now: Date = Date()) -> Int {
+        let issued = Int(now.timeIntervalSince1970)
+        return (issued / window) * window + Int(lifetime.components.seconds)
+    }
+
+    public func signature(for key: BlobKey, expires: Int) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(Self.message(key, expires).utf8), using: self.key)
+        return Base64URL.encode(Data(mac))
+    }
+
+    /// The path and query of a signed URL, to be put after the public base URL.
+    public func signedPath(for key: BlobKey, now: Date = Date()) -> String {
+        let expires = expiry(now: now)
+        return "/results/\(key.path)?expires=\(expires)&signature=\(signature(for: key, expires: expires))"
+    }
+
+    public enum Verdict: Sendable, Equatable {
+        case valid
+        case expired
+        case invalid
+    }
+
+    /// Checks a presented signature in constant time, then the expiry.
+    public func verify(key: BlobKey, expires: Int, signature: String, now: Date = Date()) -> Verdict {
+        guard let presented = Base64URL.decode(signature), presented.count == SHA256.byteCount else { return .invalid }
+        let authentic = HMAC<SHA256>.isValidAuthenticationCode(
+            presented, authenticating: Data(Self.message(key, expires).utf8), using: self.key)
+        guard authentic else { return .invalid }
+        return Double(expires) >= now.timeIntervalSince1970 ? .valid : .expired
+    }
+
+    private static func message(_ key: BlobKey, _ expires: Int) -> String {
+        "GET\n\(key.path)\n\(expires)"
+    }
+}
+
+/// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5).
+public enum Base64URL {
+    public static func encode(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func decode(_ text: String) -> Data? {
+        guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "=") }) else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.utf8.count % 4 != 0 { base64.append("=") }
+        return Data(base64Encoded: base64)
+    }
+}

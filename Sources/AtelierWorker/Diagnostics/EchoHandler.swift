@@ -1,0 +1,46 @@
+import AtelierQueue
+import AtelierStorage
+import Foundation
+
+/// `echo`: stores the job's input image, unchanged, as its result. A diagnostic kind that
+/// exercises the whole blob path — upload, input blob, worker, result blob, pre-signed URL —
+/// without any image processing.
+struct EchoHandler: JobHandler {
+    let kind = "echo"
+    let blobs: any BlobStore
+    let log: ExecutionLog?
+
+    struct Payload: Decodable {
+        struct Input: Decodable {
+            var blob: String
+        }
+        var input: Input
+    }
+
+    struct Result: Encodable {
+        var result_blob: String
+        var bytes: Int
+        var content_type: String
+    }
+
+    func run(_ context: JobContext) async throws -> JobResult {
+        log?.record(context.job)
+        let payload = try context.payload(as: Payload.self)
+        let input: BlobKey
+        do {
+            input = try BlobKey(payload.input.blob)
+        } catch {
+            throw JobFailure.permanent("the input blob key is not valid: \(error)")
+        }
+        let data: Data
+        do {
+            data = try await blobs.read(input)
+        } catch .notFound {
+            throw JobFailure.permanent("the input image is gone (\(input))")
+        }
+        try context.checkCancellation()
+        let output = BlobKey.jobResult(context.job.id, fileExtension: input.fileExtension.isEmpty ? "bin" : input.fileExtension)
+        let info = try await blobs.put(data, at: output)
+        return try .encode(Result(result_blob: output.path, bytes: info.size, content_type: info.contentType))
+    }
+}

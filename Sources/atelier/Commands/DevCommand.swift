@@ -1,0 +1,101 @@
+import ArgumentParser
+import AtelierAPI
+import AtelierQueue
+import AtelierWorker
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+struct DevCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dev",
+        abstract: "Everything in one process for a first run: migrate, the API and a worker; prints the URL and a ready token.",
+        discussion: """
+            The token is kept in --token-file (mode 0600) and reused while it is valid, so restarts keep working with the
+            same token. ./ops/run starts PostgreSQL, sets the environment and runs this. Settings as for serve and work.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "host:port to listen on (default: $ATELIER_LISTEN or 127.0.0.1:8080).") var listen: String?
+    @Option(help: "Jobs run at once per worker (default 4).") var concurrency: Int?
+    @Option(help: "Run the workers as this many supervised `atelier work` processes instead of one in-process worker.")
+    var processes: Int?
+    @Option(name: .customLong("token-file"), help: "Where the dev token is kept (default: .atelier/dev-token).")
+    var tokenFile = ".atelier/dev-token"
+
+    func run() async throws {
+        let settings = Settings()
+        settings.bootstrapLogging(fallback: .info)
+        let logger = Logger(label: "atelier.dev")
+        do {
+            let configuration = try settings.apiConfiguration(listen: listen)
+            let url = try settings.databaseURL(flag: database.databaseURL)
+            try await JobQueue.checkReachable(url, logger: logger)
+            var quiet = logger
+            quiet.logLevel = .error
+            let token = try await JobQueue.withQueue(url: url, applicationName: "atelier-dev-setup", logger: quiet) { queue in
+                _ = try await Migrator(queue: queue, migrations: try Migration.load(from: Migration.defaultDirectory())).migrate()
+                return try await DevToken.ensure(file: tokenFile, tokens: AppTokens(queue: queue))
+            }
+
+            let blobs = try settings.blobStore()
+            var workerConfiguration = WorkerConfiguration()
+            workerConfiguration.version = AtelierVersion.current
+            workerConfiguration.concurrency = try concurrency ?? settings.int("ATELIER_WORKER_CONCURRENCY") ?? 4
+            let handlers = HandlerRegistry(DiagnosticHandlers.all(blobs: blobs))
+            let workers: [any Service]
+            let workerText: String
+            if let processes, processes > 0 {
+                guard processes <= 256 else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }
+                var arguments = ["work", "--processes", "1", "--concurrency", String(workerConfiguration.concurrency)]
+                if let flag = database.databaseURL { arguments += ["--database-url", flag] }
+                workers = [Supervisor(executable: WorkCommand.executableURL, arguments: arguments, processes: processes, logger: logger)]
+                workerText = "\(processes) worker process(es) × \(workerConfiguration.concurrency)"
+            } else {
+                let workerQueue = JobQueue(url: url, applicationName: "atelier-worker",
+                                           maxConnections: workerConfiguration.concurrency + 4, logger: logger)
+                let worker = try Worker(queue: workerQueue, handlers: handlers, configuration: workerConfiguration, logger: logger)
+                workers = [BackgroundTask(name: "worker-pool") { await workerQueue.run() }, worker]
+                workerText = "an in-process worker × \(workerConfiguration.concurrency)"
+            }
+
+            let apiQueue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
+            let server = try APIServer(configuration: configuration, queue: apiQueue, kinds: BuiltInKinds.catalog,
+                                       blobs: blobs, logger: logger)
+            server.announce()
+            let base = configuration.baseURL
+            let app = try server.makeApplication(services: workers) { _ in
+                FileHandle.standardOutput.write(Data("""
+
+                    Atelier is running: the API and \(workerText). Ctrl-C stops it.
+                      API:    \(base)
+                      token:  \(token)   (kept in \(tokenFile))
+                      try:    curl -H 'X-App-Token: \(token)' \(base)/v1/jobs
+                      docs:   \(base)/openapi.yaml · README.md "HTTP API"
+
+                    """.utf8))
+            }
+            try await app.runService()
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+/// The development token: reused from its file while valid, else created and saved (0600).
+enum DevToken {
+    static func ensure(file: String, tokens: AppTokens) async throws -> String {
+        if let saved = try? String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+           !saved.isEmpty, try await tokens.authenticate(saved) != nil {
+            return saved
+        }
+        let name = "dev-\(UUID().uuidString.prefix(8).lowercased())"
+        let created = try await tokens.create(name: name, owner: "dev")
+        let url = URL(fileURLWithPath: file)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: file, contents: Data((created.secret + "\n").utf8),
+                                       attributes: [.posixPermissions: 0o600])
+        return created.secret
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import AtelierAPI
+import AtelierQueue
+import Foundation
+import Hummingbird
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP API. SIGTERM/SIGINT stop accepting, finish in-flight requests, exit 0.",
+        discussion: """
+            Environment: ATELIER_LISTEN (127.0.0.1:8080), ATELIER_PUBLIC_URL, ATELIER_DATA_DIR, ATELIER_SIGNING_SECRET
+            (required), ATELIER_RESULT_URL_TTL (1h), ATELIER_MAX_UPLOAD_BYTES (25 MiB), ATELIER_RATE_LIMIT (1200/min per
+            client, 0 = off), ATELIER_OPEN_ACCESS (false), ATELIER_SSE_KEEPALIVE (15s), ATELIER_ACCESS_LOG (true).
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "host:port to listen on (default: $ATELIER_LISTEN or 127.0.0.1:8080).") var listen: String?
+    @Option(name: .customLong("public-url"), help: "Base of absolute URLs handed out (default: $ATELIER_PUBLIC_URL or http://LISTEN).")
+    var publicURL: String?
+    @Flag(name: .customLong("open-access"), help: "Accept requests without a token (LAN demos only).") var openAccess = false
+
+    func run() async throws {
+        let settings = Settings()
+        settings.bootstrapLogging(fallback: .info)
+        let logger = Logger(label: "atelier.api")
+        do {
+            let configuration = try settings.apiConfiguration(listen: listen, publicURL: publicURL, openAccess: openAccess)
+            let url = try settings.databaseURL(flag: database.databaseURL)
+            try await JobQueue.checkReachable(url, logger: logger)
+            let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
+            let server = try APIServer(configuration: configuration, queue: queue, kinds: BuiltInKinds.catalog, logger: logger)
+            try await APIRunner.requireSchema(url: url, logger: logger)
+            server.announce()
+            let app = try server.makeApplication()
+            try await app.runService()
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+enum APIRunner {
+    /// Refuses to serve against a database whose schema does not match this build.
+    static func requireSchema(url: DatabaseURL, logger: Logger) async throws {
+        var quiet = logger
+        quiet.logLevel = .error
+        try await JobQueue.withQueue(url: url, applicationName: "atelier-api-check", maxConnections: 1, logger: quiet) { queue in
+            try await Migrator.requireCurrent(queue)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import AtelierAPI
+import AtelierQueue
+import AtelierStorage
+import Foundation
+
+extension Settings {
+    func bool(_ name: String) throws -> Bool? {
+        guard let text = string(name)?.lowercased() else { return nil }
+        switch text {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw QueueError.configuration("\(name) must be true or false, got '\(text)'")
+        }
+    }
+
+    /// `ATELIER_DATA_DIR` (default `.atelier/data`).
+    var dataDirectory: URL {
+        URL(fileURLWithPath: string("ATELIER_DATA_DIR") ?? ".atelier/data", isDirectory: true).standardizedFileURL
+    }
+
+    /// The local blob store under `ATELIER_DATA_DIR/blobs`.
+    func blobStore() throws -> LocalBlobStore {
+        do {
+            return try LocalBlobStore(root: dataDirectory.appendingPathComponent("blobs", isDirectory: true))
+        } catch {
+            throw QueueError.configuration(error.message)
+        }
+    }
+
+    /// The API's settings; flags (non-nil arguments) win over the environment.
+    func apiConfiguration(listen: String? = nil, publicURL: String? = nil, openAccess: Bool = false) throws -> APIConfiguration {
+        var configuration = APIConfiguration()
+        configuration.version = AtelierVersion.current
+        let listenText = listen ?? string("ATELIER_LISTEN") ?? "127.0.0.1:8080"
+        guard let (host, port) = APIConfiguration.parseListen(listenText) else {
+            throw QueueError.configuration("ATELIER_LISTEN must be host:port (e.g. 127.0.0.1:8080 or 0.0.0.0:8080), got '\(listenText)'")
+        }
+        configuration.host = host
+        configuration.port = port
+        if let url = publicURL ?? string("ATELIER_PUBLIC_URL") {
+            guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
+                throw QueueError.configuration("ATELIER_PUBLIC_URL must be an absolute http(s) URL, got '\(url)'")
+            }
+            configuration.publicURL = url
+        }
+        configuration.dataDirectory = dataDirectory
+        guard let secret = string("ATELIER_SIGNING_SECRET") else {
+            throw QueueError.configuration("ATELIER_SIGNING_SECRET is not set: it signs result URLs. Generate one with "
+                + "`openssl rand -hex 32` (./ops/run creates one on first run and keeps it in .atelier/env)")
+        }
+        guard secret.utf8.count >= URLSigner.minimumSecretBytes else {
+            throw QueueError.configuration("ATELIER_SIGNING_SECRET must be at least \(URLSigner.minimumSecretBytes) bytes long")
+        }
+        configuration.signingSecret = secret
+        configuration.resultURLLifetime = try duration("ATELIER_RESULT_URL_TTL") ?? configuration.resultURLLifetime
+        guard configuration.resultURLLifetime >= .seconds(60) else {
+            throw QueueError.configuration("ATELIER_RESULT_URL_TTL must be at least 60s")
+        }
+        if let bytes = try int("ATELIER_MAX_UPLOAD_BYTES") {
+            guard bytes >= 1024 else { throw QueueError.configuration("ATELIER_MAX_UPLOAD_BYTES must be at least 1024") }
+            configuration.maxUploadBytes = bytes
+        }
+        configuration.openAccess = try openAccess || (bool("ATELIER_OPEN_ACCESS") ?? false)
+        if let limit = try int("ATELIER_RATE_LIMIT") {
+            guard limit >= 0 else { throw QueueError.configuration("ATELIER_RATE_LIMIT must be 0 (off) or more requests per minute") }
+            configuration.rateLimitPerMinute = limit
+        }
+        configuration.sseKeepAlive = try duration("ATELIER_SSE_KEEPALIVE") ?? configuration.sseKeepAlive
+        guard configuration.sseKeepAlive >= .seconds(1) else { throw QueueError.configuration("ATELIER_SSE_KEEPALIVE must be at least 1s") }
+        configuration.accessLog = try bool("ATELIER_ACCESS_LOG") ?? true
+        return configuration
+    }
+}
+
+/// The job kinds this build's workers run, as the API accepts them.
+enum BuiltInKinds {
+    static var catalog: JobKindCatalog { JobKindCatalog(JobKindCatalog.diagnostics) }
+}
