@@ -79,14 +79,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Shared by the test targets: a fresh migrated database per test on the PostgreSQL of ./ops/test.
+        .target(
+            name: "AtelierTestSupport",
+            dependencies: ["AtelierQueue", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/AtelierTestSupport"
+        ),
         .testTarget(
             name: "AtelierQueueTests",
-            dependencies: ["AtelierQueue", "AtelierWorker"]
+            dependencies: ["AtelierQueue", "AtelierWorker", "AtelierTestSupport"]
         ),
         .testTarget(
             name: "AtelierAPITests",
             dependencies: [
-                "AtelierAPI", "AtelierQueue", "AtelierStorage", "AtelierWorker",
+                "AtelierAPI", "AtelierQueue", "AtelierStorage", "AtelierWorker", "AtelierTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
             ]

@@ -1,3 +1,4 @@
+import AtelierTestSupport
 import AtelierQueue
 import Foundation
 import XCTest

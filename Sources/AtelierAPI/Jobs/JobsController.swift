@@ -14,6 +14,7 @@ struct JobsController: Sendable {
     let hub: EventHub
     let signer: URLSigner
     let configuration: APIConfiguration
+    let base: PublicBaseURL
 
     func register(on group: RouterGroup<APIRequestContext>) {
         group.post("jobs", use: create)
@@ -41,7 +42,7 @@ struct JobsController: Sendable {
                                                idempotencyKey: request.headers[.idempotencyKey],
                                                requestID: context.requestID, logger: context.logger)
         let id = accepted.id.uuidString.lowercased()
-        let base = configuration.baseURL
+        let base = self.base.value
         let job = try await queue.job(id: accepted.id, owner: principal.owner)
         let created = CreatedJob(id: id, kind: accepted.kind, status: JobView(job, baseURL: base, signer: signer).status,
                                  statusURL: "\(base)/v1/jobs/\(id)", streamURL: "\(base)/v1/jobs/\(id)/events")
@@ -85,7 +86,7 @@ struct JobsController: Sendable {
         let (jobs, total) = try await queue.jobs(filter)
         let pages = total == 0 ? 0 : (total + limit - 1) / limit
         let page_ = JobPage(
-            data: jobs.map { JobView($0, baseURL: configuration.baseURL, signer: signer) },
+            data: jobs.map { JobView($0, baseURL: base.value, signer: signer) },
             pagination: .init(page: page, limit: limit, total: total, pages: pages,
                               hasNextPage: page < pages, hasPreviousPage: page > 1))
         return try Self.json(page_)
@@ -126,7 +127,7 @@ struct JobsController: Sendable {
     // MARK: Helpers
 
     func render(_ job: Job) throws -> Data {
-        try APIJSON.encode(JobView(job, baseURL: configuration.baseURL, signer: signer))
+        try APIJSON.encode(JobView(job, baseURL: base.value, signer: signer))
     }
 
     /// Cached views expire before the result URL inside them would be re-issued.

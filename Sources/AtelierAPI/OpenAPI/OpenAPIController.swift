@@ -5,14 +5,15 @@ import NIOCore
 /// `GET /openapi.yaml`: the API description shipped with this build (`OpenAPI/openapi.yaml`),
 /// with the server URL set to the public base URL. A test checks it against the routes.
 struct OpenAPIController: Sendable {
-    let document: Data
+    let template: String
+    let base: PublicBaseURL
 
-    init(baseURL: String) throws {
+    init(base: PublicBaseURL) throws {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
             throw APIError.internal()
         }
-        let text = try String(contentsOf: url, encoding: .utf8)
-        document = Data(text.replacingOccurrences(of: "{{BASE_URL}}", with: baseURL).utf8)
+        template = try String(contentsOf: url, encoding: .utf8)
+        self.base = base
     }
 
     func register(on router: some RouterMethods<APIRequestContext>) {
@@ -20,7 +21,8 @@ struct OpenAPIController: Sendable {
     }
 
     @Sendable func serve(_ request: Request, context: APIRequestContext) async throws -> Response {
-        Response(status: .ok, headers: [
+        let document = Data(template.replacingOccurrences(of: "{{BASE_URL}}", with: base.value).utf8)
+        return Response(status: .ok, headers: [
             .contentType: "application/yaml; charset=utf-8",
             .contentLength: String(document.count),
         ], body: .init(byteBuffer: ByteBuffer(bytes: document)))

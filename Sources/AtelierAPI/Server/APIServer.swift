@@ -19,6 +19,7 @@ public final class APIServer: Sendable {
     public let blobs: any BlobStore
     public let signer: URLSigner
     public let metrics: APIMetrics
+    public let publicBase: PublicBaseURL
     let authenticator: Authenticator
     let cache: JobViewCache
     let hub: EventHub
@@ -36,6 +37,7 @@ public final class APIServer: Sendable {
         self.notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
                                  logger: logger)
         self.metrics = APIMetrics()
+        self.publicBase = PublicBaseURL(configuration.baseURL)
         self.authenticator = Authenticator(tokens: AppTokens(queue: queue), notifier: notifier,
                                            openAccess: configuration.openAccess)
         self.cache = JobViewCache(notifier: notifier)
@@ -49,7 +51,7 @@ public final class APIServer: Sendable {
 
         HealthController(queue: queue, blobs: blobs, notifier: notifier, version: configuration.version).register(on: router)
         MetricsController(metrics: metrics, queue: queue).register(on: router)
-        try OpenAPIController(baseURL: configuration.baseURL).register(on: router)
+        try OpenAPIController(base: publicBase).register(on: router)
 
         let limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
         let results = router.group()
@@ -60,7 +62,7 @@ public final class APIServer: Sendable {
         if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         v1.add(middleware: AuthMiddleware(authenticator: authenticator))
         JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds), cache: cache, hub: hub,
-                       signer: signer, configuration: configuration).register(on: v1)
+                       signer: signer, configuration: configuration, base: publicBase).register(on: v1)
         return router
     }
 
@@ -77,11 +79,19 @@ public final class APIServer: Sendable {
             BackgroundTask(name: "sse-keepalive") { [hub, configuration] in await hub.runTicks(every: configuration.sseKeepAlive) },
         ]
         background += services
+        let (configuration, publicBase) = (self.configuration, self.publicBase)
         return Application(
             router: try makeRouter(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "atelier"),
             services: background,
-            onServerRunning: onServerRunning,
+            onServerRunning: { channel in
+                if configuration.publicURL == nil, configuration.port == 0, let port = channel.localAddress?.port {
+                    var bound = configuration
+                    bound.port = port
+                    publicBase.set(bound.baseURL)
+                }
+                await onServerRunning(channel)
+            },
             logger: logger)
     }
 

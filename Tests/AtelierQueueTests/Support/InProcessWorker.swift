@@ -1,3 +1,4 @@
+import AtelierTestSupport
 import AtelierQueue
 @testable import AtelierWorker
 import Foundation

@@ -2,7 +2,7 @@ import XCTest
 
 // XCTest's assertions take synchronous autoclosures; these await the value first.
 
-func XCTAssertEqualAsync<T: Equatable>(
+public func XCTAssertEqualAsync<T: Equatable>(
     _ expression: @autoclosure () async throws -> T, _ expected: @autoclosure () -> T,
     _ message: @autoclosure () -> String = "", file: StaticString = #filePath, line: UInt = #line
 ) async throws {
@@ -10,7 +10,7 @@ func XCTAssertEqualAsync<T: Equatable>(
     XCTAssertEqual(value, expected(), message(), file: file, line: line)
 }
 
-func XCTAssertTrueAsync(
+public func XCTAssertTrueAsync(
     _ expression: @autoclosure () async throws -> Bool,
     _ message: @autoclosure () -> String = "", file: StaticString = #filePath, line: UInt = #line
 ) async throws {
@@ -18,7 +18,7 @@ func XCTAssertTrueAsync(
     XCTAssertTrue(value, message(), file: file, line: line)
 }
 
-func XCTAssertNotEqualAsync<T: Equatable>(
+public func XCTAssertNotEqualAsync<T: Equatable>(
     _ expression: @autoclosure () async throws -> T, _ expected: @autoclosure () -> T,
     _ message: @autoclosure () -> String = "", file: StaticString = #filePath, line: UInt = #line
 ) async throws {

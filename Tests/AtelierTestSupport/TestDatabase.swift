@@ -6,20 +6,20 @@ import XCTest
 
 /// A fresh, migrated database on the PostgreSQL that `./ops/test` started, one per test,
 /// dropped afterwards. `ATELIER_TEST_DATABASE_URL` names the server (its `postgres` database).
-final class TestDatabase: Sendable {
-    let url: DatabaseURL
-    let queue: JobQueue
+public final class TestDatabase: Sendable {
+    public let url: DatabaseURL
+    public let queue: JobQueue
     private let admin: DatabaseURL
     private let runner: Task<Void, Never>
 
-    static func adminURL() throws -> DatabaseURL {
+    public static func adminURL() throws -> DatabaseURL {
         guard let text = ProcessInfo.processInfo.environment["ATELIER_TEST_DATABASE_URL"], !text.isEmpty else {
             throw QueueError.configuration("ATELIER_TEST_DATABASE_URL is not set: run the tests with ./ops/test, which starts PostgreSQL")
         }
         return try DatabaseURL(parsing: text)
     }
 
-    static func make(_ name: String = #function) async throws -> TestDatabase {
+    public static func make(_ name: String = #function) async throws -> TestDatabase {
         let admin = try adminURL()
         let database = "atelier_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         try await adminExecute(admin, "CREATE DATABASE \(database)")
@@ -40,23 +40,28 @@ final class TestDatabase: Sendable {
         self.runner = runner
     }
 
-    static var migrationsDirectory: URL {
+    public static var migrationsDirectory: URL {
         if let dir = ProcessInfo.processInfo.environment["ATELIER_MIGRATIONS_DIR"] { return URL(fileURLWithPath: dir) }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Migrations")
+            .deletingLastPathComponent().appendingPathComponent("Migrations")
     }
 
     /// Runs raw SQL in the test database (to set up states the API would not create, like an expired lease).
-    func execute(_ query: PostgresQuery) async throws {
+    public func execute(_ query: PostgresQuery) async throws {
         for try await _ in try await queue.client.query(query) {}
     }
 
-    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as: T.Type) async throws -> T {
+    public func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as: T.Type) async throws -> T {
         for try await value in try await queue.client.query(query).decode(T.self) { return value }
         throw QueueError.jobNotFound("no row")
     }
 
-    func drop() async {
+    /// Drops the database with every connection to it: the database "stops" for its clients.
+    public func dropNow() async throws {
+        try await Self.adminExecute(admin, "DROP DATABASE IF EXISTS \(url.database) WITH (FORCE)")
+    }
+
+    public func drop() async {
         runner.cancel()
         _ = await runner.value
         try? await Self.adminExecute(admin, "DROP DATABASE IF EXISTS \(url.database) WITH (FORCE)")
@@ -71,7 +76,7 @@ final class TestDatabase: Sendable {
     }
 
     /// Polls `condition` until it holds or `timeout` passes (then fails the test with `message`).
-    func eventually(_ message: String, timeout: Duration = .seconds(60), every: Duration = .milliseconds(50),
+    public func eventually(_ message: String, timeout: Duration = .seconds(60), every: Duration = .milliseconds(50),
                     _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

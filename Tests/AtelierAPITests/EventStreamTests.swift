@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import XCTest
+
+/// `GET /v1/jobs/{id}/events`: live events, replay from Last-Event-ID, the end of the stream.
+final class EventStreamTests: APITestCase {
+    struct Event: Equatable {
+        var id: String?
+        var name: String?
+        var data: String
+    }
+
+    /// Reads a whole stream (it ends after the terminal event) and parses its events.
+    func readStream(_ id: String, lastEventID: String? = nil) async throws -> (events: [Event], comments: [String]) {
+        var request = HTTPClientRequest(url: "\(baseURL)/v1/jobs/\(id)/events")
+        request.headers.add(name: "X-App-Token", value: token)
+        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        XCTAssertEqual(response.status.code, 200)
+        XCTAssertEqual(response.headers.first(name: "Content-Type"), "text/event-stream; charset=utf-8")
+        var text = ""
+        for try await chunk in response.body { text += String(buffer: chunk) }
+        var events: [Event] = []
+        var comments: [String] = []
+        for block in text.components(separatedBy: "\n\n") where !block.isEmpty {
+            var event = Event(id: nil, name: nil, data: "")
+            var isEvent = false
+            for line in block.split(separator: "\n") {
+                if line.hasPrefix(":") { comments.append(String(line)); continue }
+                if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)); isEvent = true }
+                if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)); isEvent = true }
+                if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)); isEvent = true }
+            }
+            if isEvent { events.append(event) }
+        }
+        return (events, comments)
+    }
+
+    func testLiveEventsThenReplayFromLastEventID() async throws {
+        let id = try await createJob(kind: "sleep", options: ["ms": 1_500])
+        let live = try await readStream(id)
+        let names = live.events.compactMap(\.name)
+        XCTAssertEqual(names.first, "snapshot", "the stream opens with the job as it is")
+        XCTAssertNil(live.events.first?.id, "the snapshot has no id: it does not move the resume point")
+        XCTAssertEqual(names.last, "succeeded", "the stream ends after the terminal event")
+        XCTAssertTrue(names.contains("running"))
+        XCTAssertTrue(names.contains("progress"), "sleep reports progress: \(names)")
+        let ids = live.events.compactMap { $0.id.flatMap(Int64.init) }
+        XCTAssertEqual(ids, ids.sorted(), "event ids increase")
+        XCTAssertEqual(ids.count, live.events.count - 1)
+
+        // Resume after the first event: the rest, in order, and nothing before it.
+        let resumeAfter = try XCTUnwrap(live.events[1].id)
+        let replay = try await readStream(id, lastEventID: resumeAfter)
+        XCTAssertEqual(replay.events.dropFirst().map(\.id), live.events.dropFirst(2).map(\.id))
+        XCTAssertEqual(replay.events.last?.name, "succeeded")
+
+        // Resume after the terminal event: the snapshot, then the stream closes.
+        let after = try await readStream(id, lastEventID: live.events.last?.id)
+        XCTAssertEqual(after.events.map(\.name), ["snapshot"])
+    }
+
+    func testStreamOfAnotherOwnersJobIs404() async throws {
+        let id = try await createJob(kind: "noop")
+        let bob = try await AtelierAPITestTokens.make(db.queue, name: "bob")
+        let reply = try await request(.GET, "/v1/jobs/\(id)/events", token: .some(bob))
+        try assertError(reply, status: 404, name: "NotFoundError")
+    }
+}
+
+final class EventStreamKeepAliveTests: APITestCase {
+    override func configure(_ configuration: inout AtelierAPI.APIConfiguration) {
+        configuration.sseKeepAlive = .seconds(1)
+    }
+
+    func testIdleStreamsGetKeepAliveComments() async throws {
+        let id = try await createJob(kind: "sleep", options: ["ms": 3_500])
+        var request = HTTPClientRequest(url: "\(baseURL)/v1/jobs/\(id)/events")
+        request.headers.add(name: "X-App-Token", value: token)
+        let response = try await http.execute(request, timeout: .seconds(30))
+        var text = ""
+        for try await chunk in response.body { text += String(buffer: chunk) }
+        XCTAssertTrue(text.contains(": keep-alive\n\n"), text)
+        XCTAssertTrue(text.hasSuffix("event: succeeded\ndata: {\"attempt\": 1}\n\n"), text)
+    }
+}
+
+import AtelierAPI
+import AtelierQueue
+
+enum AtelierAPITestTokens {
+    static func make(_ queue: JobQueue, name: String, owner: String? = nil) async throws -> String {
+        try await AppTokens(queue: queue).create(name: name, owner: owner).secret
+    }
+}

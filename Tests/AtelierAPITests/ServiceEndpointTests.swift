@@ -1,0 +1,80 @@
+import AtelierAPI
+import Foundation
+import Hummingbird
+import XCTest
+import Yams
+
+/// /metrics and /openapi.yaml.
+final class ServiceEndpointTests: APITestCase {
+    func testMetricsInPrometheusFormat() async throws {
+        let id = try await createJob(kind: "noop")
+        _ = try await waitForCompletion(id)
+        let metrics = try await request(.GET, "/metrics", token: .some(nil))
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertTrue(metrics.header("Content-Type")?.hasPrefix("text/plain") == true)
+        let text = metrics.text
+        XCTAssertTrue(text.contains(#"atelier_jobs{kind="noop",state="succeeded"} 1"#), text)
+        XCTAssertTrue(text.contains(#"atelier_http_requests_total{method="POST",route="/v1/jobs",status="2xx"} 1"#), text)
+        XCTAssertTrue(text.contains("atelier_http_request_duration_seconds_bucket"), text)
+    }
+
+    /// Every served route is documented and every documented operation is served.
+    func testOpenAPIDocumentMatchesTheRoutes() async throws {
+        let reply = try await request(.GET, "/openapi.yaml", token: .some(nil))
+        XCTAssertEqual(reply.status, 200)
+        let document = try XCTUnwrap(try Yams.load(yaml: reply.text) as? [String: Any])
+        XCTAssertEqual(document["openapi"] as? String, "3.1.0")
+        XCTAssertEqual(((document["servers"] as? [[String: Any]])?.first?["url"]) as? String, baseURL)
+        let paths = try XCTUnwrap(document["paths"] as? [String: Any])
+        let methods: Set<String> = ["get", "post", "put", "delete", "head", "patch"]
+        var documented = Set<String>()
+        for (path, item) in paths {
+            for method in (item as? [String: Any] ?? [:]).keys where methods.contains(method) {
+                documented.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        let served = Set(try server.makeRouter().routes.map { route -> String in
+            let path = route.path.description
+                .split(separator: "/").map { segment -> String in
+                    if segment.hasPrefix(":") { return "{\(segment.dropFirst())}" }
+                    if segment == "**" { return "{key}" }
+                    return String(segment)
+                }.joined(separator: "/")
+            return "\(route.method.rawValue) /\(path)"
+        })
+        XCTAssertEqual(served.subtracting(documented), [], "served but not documented")
+        XCTAssertEqual(documented.subtracting(served), [], "documented but not served")
+        let schemas = try XCTUnwrap((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        XCTAssertNotNil(schemas["Job"])
+        XCTAssertNotNil(schemas["Error"])
+    }
+}
+
+/// /health, with no worker in the process (a worker would spend its shutdown retrying the
+/// database this test removes).
+final class HealthTests: APITestCase {
+    override var runsWorker: Bool { false }
+
+    func testHealthIsDegradedWhenTheDatabaseStops() async throws {
+        let healthy = try await request(.GET, "/health", token: .some(nil))
+        XCTAssertEqual(healthy.status, 200)
+        let body = try healthy.json()
+        XCTAssertEqual(body["status"] as? String, "healthy")
+        XCTAssertEqual(body["version"] as? String, "test")
+        XCTAssertNotNil(body["timestamp"] as? String)
+        XCTAssertEqual(body["checks"] as? [String: String], ["database": "ok", "storage": "ok", "listener": "ok"])
+
+        try await db.dropNow()
+        var degraded: Reply?
+        try await db.eventually("health reports the database down", timeout: .seconds(20)) {
+            let reply = try await request(.GET, "/health", token: .some(nil))
+            degraded = reply
+            return reply.status == 503
+        }
+        let report = try XCTUnwrap(degraded).json()
+        XCTAssertEqual(report["status"] as? String, "degraded")
+        XCTAssertEqual((report["checks"] as? [String: String])?["database"], "error")
+        XCTAssertEqual((report["checks"] as? [String: String])?["storage"], "ok")
+        XCTAssertTrue((report["message"] as? String ?? "").contains("database"))
+    }
+}

@@ -1,0 +1,162 @@
+import AsyncHTTPClient
+import AtelierAPI
+import AtelierQueue
+import AtelierStorage
+import AtelierTestSupport
+import AtelierWorker
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+import XCTest
+
+/// A real API on a loopback port against the test's own database, an in-process worker with the
+/// diagnostic handlers (echo included) sharing a temporary blob directory, and a real HTTP client.
+class APITestCase: DatabaseTestCase {
+    var baseURL = ""
+    var blobRoot: URL!
+    var server: APIServer!
+    var http: HTTPClient!
+    var token = ""
+    private var serviceTask: Task<Void, any Error>?
+    private var group: ServiceGroup?
+
+    /// Override with false to run the API without the in-process worker.
+    var runsWorker: Bool { true }
+
+    /// Override to change the server's settings before it starts.
+    func configure(_ configuration: inout APIConfiguration) {}
+
+    override func setUp() async throws {
+        try await super.setUp()
+        blobRoot = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-api-test-\(UUID().uuidString)")
+        var configuration = APIConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.dataDirectory = blobRoot
+        configuration.signingSecret = String(repeating: "s3cr3t-", count: 6)
+        configuration.accessLog = false
+        configuration.version = "test"
+        configure(&configuration)
+        var logger = Logger(label: "api-test")
+        logger.logLevel = .error
+        let blobs = try LocalBlobStore(root: configuration.blobDirectory)
+        // The API runs its own pool (as in production); the worker shares the test database's.
+        let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
+        server = try APIServer(configuration: configuration, queue: apiQueue, kinds: JobKindCatalog(JobKindCatalog.diagnostics),
+                               blobs: blobs, logger: logger)
+        var workerConfiguration = WorkerConfiguration()
+        workerConfiguration.pollInterval = .milliseconds(200)
+        workerConfiguration.drainTimeout = .seconds(1)
+        let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(DiagnosticHandlers.all(environment: [:], blobs: blobs)),
+                                configuration: workerConfiguration, logger: logger)
+        let port = PortBox()
+        let app = try server.makeApplication(services: runsWorker ? [worker] : []) { channel in
+            port.set(channel.localAddress?.port ?? 0)
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        self.group = group
+        serviceTask = Task { try await group.run() }
+        try await db.eventually("the server listens") { port.value > 0 }
+        baseURL = "http://127.0.0.1:\(port.value)"
+        http = HTTPClient(eventLoopGroupProvider: .singleton)
+        token = try await AppTokens(queue: db.queue).create(name: "alice").secret
+        try await db.eventually("the listener is up") { server.notifier.isListening }
+    }
+
+    override func tearDown() async throws {
+        try? await http?.shutdown()
+        await group?.triggerGracefulShutdown()
+        _ = try? await serviceTask?.value
+        if let blobRoot { try? FileManager.default.removeItem(at: blobRoot) }
+        try await super.tearDown()
+    }
+
+    // MARK: Requests
+
+    struct Reply {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+
+        func json() throws -> [String: Any] {
+            guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+                throw CocoaError(.coderReadCorrupt)
+            }
+            return object
+        }
+
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers.first(name: name) }
+    }
+
+    func request(_ method: HTTPMethod = .GET, _ path: String, token: String?? = .none, headers: [(String, String)] = [],
+                 body: Data? = nil, contentType: String? = nil, timeout: TimeAmount = .seconds(30)) async throws -> Reply {
+        var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : baseURL + path)
+        request.method = method
+        let credential: String? = switch token {
+        case .none: self.token
+        case .some(let explicit): explicit
+        }
+        if let credential { request.headers.add(name: "X-App-Token", value: credential) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await http.execute(request, timeout: timeout)
+        let bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+
+    /// A multipart/form-data body: text fields, then an optional file part named `image`.
+    func multipart(_ fields: [(String, String)], image: Data? = nil, filename: String = "image.png",
+                   contentType: String = "image/png") -> (Data, String) {
+        let boundary = "atelier-test-\(UUID().uuidString)"
+        var body = Data()
+        for (name, value) in fields {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        if let image {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"image\"; filename=\"\(filename)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8)
+            body += image
+            body += Data("\r\n".utf8)
+        }
+        body += Data("--\(boundary)--\r\n".utf8)
+        return (body, "multipart/form-data; boundary=\(boundary)")
+    }
+
+    /// Creates a job with a JSON body; returns its id.
+    func createJob(kind: String, options: [String: Any] = [:], token: String?? = .none,
+                   headers: [(String, String)] = []) async throws -> String {
+        let body = try JSONSerialization.data(withJSONObject: ["kind": kind, "options": options])
+        let reply = try await request(.POST, "/v1/jobs", token: token, headers: headers, body: body, contentType: "application/json")
+        XCTAssertEqual(reply.status, 200, reply.text)
+        return try XCTUnwrap(reply.json()["id"] as? String)
+    }
+
+    /// Polls `GET /v1/jobs/{id}` until its status is not pending.
+    func waitForCompletion(_ id: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
+        var last: [String: Any] = [:]
+        try await db.eventually("job \(id) finishes", timeout: timeout) {
+            last = try await request(.GET, "/v1/jobs/\(id)").json()
+            return (last["status"] as? String) != "pending"
+        }
+        return last
+    }
+
+    func assertError(_ reply: Reply, status: Int, name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(reply.status, status, reply.text, file: file, line: line)
+        let body = try reply.json()
+        XCTAssertEqual(body["error"] as? String, name, reply.text, file: file, line: line)
+        XCTAssertFalse((body["message"] as? String ?? "").isEmpty, "errors carry a message", file: file, line: line)
+        XCTAssertNotNil(reply.header("X-Request-ID"), file: file, line: line)
+    }
+}
+
+final class PortBox: Sendable {
+    private let storage = Mutex(0)
+    var value: Int { storage.withLock { $0 } }
+    func set(_ port: Int) { storage.withLock { $0 = port } }
+}

@@ -1,0 +1,90 @@
+import AtelierTestSupport
+import AtelierAPI
+import Foundation
+import XCTest
+
+/// Bad input gets a clear 4xx and changes nothing.
+final class ValidationTests: APITestCase {
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.maxUploadBytes = 64 * 1024
+    }
+
+    func testBadRequestsAreRefusedAndStoreNothing() async throws {
+        let png = TestImages.png()
+        func post(_ fields: [(String, String)], image: Data? = nil) async throws -> Reply {
+            let (body, type) = multipart(fields, image: image)
+            return try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        }
+        var reply = try await post([("kind", "teleport")], image: png)
+        try assertError(reply, status: 400, name: "ValidationError")
+        XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "kind")
+
+        reply = try await post([("kind", "echo")])
+        try assertError(reply, status: 400, name: "ValidationError")
+        XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "image")
+
+        reply = try await post([("kind", "sleep"), ("options", "{\"ms\": \"soon\"}")])
+        try assertError(reply, status: 400, name: "ValidationError")
+        XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "options.ms")
+
+        reply = try await post([("kind", "noop"), ("options", "{not json")])
+        try assertError(reply, status: 400, name: "ValidationError")
+
+        reply = try await post([("kind", "echo")], image: Data("GIF89a this is not a supported image".utf8))
+        try assertError(reply, status: 415, name: "UnsupportedMediaTypeError")
+
+        reply = try await post([("kind", "echo")], image: Data())
+        try assertError(reply, status: 400, name: "ValidationError")
+
+        reply = try await request(.POST, "/v1/jobs", body: Data("kind=noop".utf8), contentType: "text/plain")
+        try assertError(reply, status: 415, name: "UnsupportedMediaTypeError")
+
+        reply = try await request(.POST, "/v1/jobs", body: Data("{\"kind\": \"noop\", \"extra\": 1}".utf8), contentType: "application/json")
+        try assertError(reply, status: 400, name: "ValidationError")
+
+        // A truncated multipart body (no closing boundary).
+        let (body, type) = multipart([("kind", "echo")], image: png)
+        reply = try await request(.POST, "/v1/jobs", body: body.prefix(body.count - 30), contentType: type)
+        try assertError(reply, status: 400, name: "ValidationError")
+
+        // Larger than the limit: 413, whether or not Content-Length announces it.
+        let big = multipart([("kind", "echo")], image: png + Data(count: 70 * 1024))
+        reply = try await request(.POST, "/v1/jobs", body: big.0, contentType: big.1)
+        try assertError(reply, status: 413, name: "PayloadTooLargeError")
+
+        let jobs = try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
+        XCTAssertEqual(jobs, 0, "no bad request created a job")
+        let stored = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
+        XCTAssertEqual(stored, [], "no bad request stored a blob")
+    }
+
+    func testJSONBodyWithBase64Image() async throws {
+        let png = TestImages.png()
+        let body = try JSONSerialization.data(withJSONObject: [
+            "kind": "echo", "image": "data:image/png;base64," + png.base64EncodedString()])
+        let reply = try await request(.POST, "/v1/jobs", body: body, contentType: "application/json")
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let done = try await waitForCompletion(try XCTUnwrap(reply.json()["id"] as? String))
+        let url = try XCTUnwrap(done["result_url"] as? String)
+        try await XCTAssertEqualAsync(try await request(.GET, url, token: .some(nil)).body, png)
+    }
+}
+
+/// The blob and the job row are one unit: a failed insert leaves no input behind.
+final class ConsistencyTests: APITestCase {
+    func testNoOrphanBlobWhenTheInsertFails() async throws {
+        try await db.execute("""
+            CREATE FUNCTION refuse_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'inserts refused by the test'; END $$
+            """)
+        try await db.execute("CREATE TRIGGER refuse BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_jobs()")
+        let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
+        let reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        try assertError(reply, status: 500, name: "InternalError")
+        XCTAssertTrue((try reply.json()["message"] as? String ?? "").contains(reply.header("X-Request-ID") ?? "-"),
+                      "a 500 names the request id to quote, and nothing internal")
+        XCTAssertFalse(reply.text.contains("refused by the test"), "database errors do not leak")
+        let stored = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
+        XCTAssertEqual(stored, [], "the input written before the failed insert was removed")
+    }
+}
