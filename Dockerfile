@@ -1,14 +1,15 @@
 # The one `atelier` executable and its migrations, for docker-compose.yml.
+# Swift 6.2 at least: Hummingbird 2.28 needs swift-tools-version 6.2.
 # (Not used by ./ops/run or ./ops/test, which run without Docker.)
-FROM swift:6.1-bookworm AS build
+FROM swift:6.2-bookworm AS build
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 RUN swift build -c release --product atelier \
  && cp "$(swift build -c release --show-bin-path)/atelier" /usr/local/bin/atelier
 
-FROM swift:6.1-bookworm-slim
-RUN useradd --system --create-home atelier
+FROM swift:6.2-bookworm-slim
+RUN useradd --system --create-home atelier && mkdir -p /app/data && chown atelier /app/data
 COPY --from=build /usr/local/bin/atelier /usr/local/bin/atelier
 COPY Migrations /app/Migrations
 ENV ATELIER_MIGRATIONS_DIR=/app/Migrations

@@ -66,8 +66,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            resources: [.copy("OpenAPI/openapi.yaml")]
+            ]
         ),
         // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
         .executableTarget(

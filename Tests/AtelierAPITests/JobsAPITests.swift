@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import AtelierWorker
+import Logging
 import AtelierQueue
 import Foundation
 import XCTest
@@ -124,5 +126,19 @@ final class JobsAPITests: APITestCase {
         try assertError(try await request(.GET, "/v1/jobs?limit=1000"), status: 400, name: "ValidationError")
         try assertError(try await request(.GET, "/v1/jobs?status=sleeping"), status: 400, name: "ValidationError")
         _ = try await request(.DELETE, "/v1/jobs/\(sleeper)")
+    }
+
+    func testPurgedJobsLoseTheirFiles() async throws {
+        let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
+        let created = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        let id = try XCTUnwrap(try created.json()["id"] as? String)
+        _ = try await waitForCompletion(id)
+        let folder = blobRoot.appendingPathComponent("blobs/jobs/\(id)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["input.png", "result.png"])
+        let purged = try await queue.purgeFinished(olderThan: .zero)
+        XCTAssertEqual(purged.map { $0.uuidString.lowercased() }, [id])
+        await Worker.removeBlobs(of: purged, from: server.blobs, logger: Logger(label: "test"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path))
+        try assertError(try await request(.GET, "/v1/jobs/\(id)"), status: 404, name: "NotFoundError")
     }
 }

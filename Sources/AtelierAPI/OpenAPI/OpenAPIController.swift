@@ -2,17 +2,14 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// `GET /openapi.yaml`: the API description shipped with this build (`OpenAPI/openapi.yaml`),
-/// with the server URL set to the public base URL. A test checks it against the routes.
+/// `GET /openapi.yaml`: the API description built into this binary (``OpenAPIDocument``), with
+/// the server URL set to the public base URL. A test checks it against the routes.
 struct OpenAPIController: Sendable {
     let template: String
     let base: PublicBaseURL
 
-    init(base: PublicBaseURL) throws {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
-            throw APIError.internal()
-        }
-        template = try String(contentsOf: url, encoding: .utf8)
+    init(base: PublicBaseURL) {
+        template = OpenAPIDocument.yaml
         self.base = base
     }
 
@@ -26,11 +23,5 @@ struct OpenAPIController: Sendable {
             .contentType: "application/yaml; charset=utf-8",
             .contentLength: String(document.count),
         ], body: .init(byteBuffer: ByteBuffer(bytes: document)))
-    }
-
-    /// The text of the bundled document, for tools and tests.
-    public static func bundledText() throws -> String {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else { return "" }
-        return try String(contentsOf: url, encoding: .utf8)
     }
 }

@@ -51,7 +51,7 @@ public final class APIServer: Sendable {
 
         HealthController(queue: queue, blobs: blobs, notifier: notifier, version: configuration.version).register(on: router)
         MetricsController(metrics: metrics, queue: queue).register(on: router)
-        try OpenAPIController(base: publicBase).register(on: router)
+        OpenAPIController(base: publicBase).register(on: router)
 
         let limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
         let results = router.group()

@@ -1,3 +1,4 @@
+import AtelierStorage
 import AtelierQueue
 import Foundation
 import Logging
@@ -25,8 +26,11 @@ public final class Worker: Service, Sendable {
     private let stopping = Atomic<Bool>(false)
     private let processed = Atomic<Int64>(0)
     private let completer: JobCompleter
+    /// Where jobs keep their files; purged jobs' folders are removed with them.
+    private let blobs: (any BlobStore)?
 
-    public init(queue: JobQueue, handlers: HandlerRegistry, configuration: WorkerConfiguration, logger: Logger) throws {
+    public init(queue: JobQueue, handlers: HandlerRegistry, configuration: WorkerConfiguration, logger: Logger,
+                blobs: (any BlobStore)? = nil) throws {
         try configuration.validate()
         guard !handlers.kinds.isEmpty else { throw QueueError.invalidArgument("a worker needs at least one job handler") }
         self.id = WorkerRegistration.makeID()
@@ -37,6 +41,7 @@ public final class Worker: Service, Sendable {
         logger[metadataKey: "worker"] = "\(id)"
         self.logger = logger
         self.completer = JobCompleter(queue: queue, worker: id)
+        self.blobs = blobs
     }
 
     /// Jobs finished by this process.
@@ -226,10 +231,24 @@ public final class Worker: Service, Sendable {
                     if let retention = configuration.retention {
                         let purged = try await queue.purgeFinished(olderThan: retention)
                         if !purged.isEmpty { logger.info("purged finished jobs", metadata: ["jobs": "\(purged.count)"]) }
+                        await Self.removeBlobs(of: purged, from: blobs, logger: logger)
                     }
                 }
             } catch {
                 logger.warning("maintenance failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
+            }
+        }
+    }
+
+    /// Removes the blob folders of purged jobs (inputs and results); failures are logged, the
+    /// next purge of other jobs does not retry them.
+    public static func removeBlobs(of jobs: [UUID], from blobs: (any BlobStore)?, logger: Logger) async {
+        guard let blobs else { return }
+        for id in jobs {
+            do {
+                try await blobs.deleteAll(under: BlobKey.jobFolder(id))
+            } catch {
+                logger.warning("could not remove a purged job's files", metadata: ["job": "\(id)", "error": "\(error)"])
             }
         }
     }

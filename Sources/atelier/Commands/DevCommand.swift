@@ -55,7 +55,8 @@ struct DevCommand: AsyncParsableCommand {
             } else {
                 let workerQueue = JobQueue(url: url, applicationName: "atelier-worker",
                                            maxConnections: workerConfiguration.concurrency + 4, logger: logger)
-                let worker = try Worker(queue: workerQueue, handlers: handlers, configuration: workerConfiguration, logger: logger)
+                let worker = try Worker(queue: workerQueue, handlers: handlers, configuration: workerConfiguration, logger: logger,
+                                        blobs: blobs)
                 workers = [BackgroundTask(name: "worker-pool") { await workerQueue.run() }, worker]
                 workerText = "an in-process worker × \(workerConfiguration.concurrency)"
             }

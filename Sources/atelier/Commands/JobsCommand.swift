@@ -1,5 +1,8 @@
 import ArgumentParser
 import AtelierQueue
+import AtelierStorage
+import AtelierWorker
+import Logging
 import Foundation
 
 struct JobsCommand: AsyncParsableCommand {
@@ -194,9 +197,12 @@ struct JobsCommand: AsyncParsableCommand {
             let age: Duration
             do { age = try DurationText.parse(olderThan) } catch { throw fail(error) }
             let olderThan = self.olderThan
+            let blobs: LocalBlobStore
+            do { blobs = try Settings().blobStore() } catch { throw fail(error) }
             try await withQueue(database) { queue in
                 let purged = try await queue.purgeFinished(olderThan: age)
-                say("purged \(purged.count) finished job(s) older than \(olderThan)")
+                await Worker.removeBlobs(of: purged, from: blobs, logger: Logger(label: "atelier.purge"))
+                say("purged \(purged.count) finished job(s) older than \(olderThan), with their files")
             }
         }
     }

@@ -44,7 +44,8 @@ struct WorkCommand: AsyncParsableCommand {
             try configuration.validate()
             let processes = try self.processes ?? settings.int("ATELIER_WORKER_PROCESSES") ?? 1
             guard (1...256).contains(processes) else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }
-            var handlers = HandlerRegistry(DiagnosticHandlers.all(blobs: try settings.blobStore()))
+            let blobs = try settings.blobStore()
+            var handlers = HandlerRegistry(DiagnosticHandlers.all(blobs: blobs))
             if let kinds = kinds.map({ $0.split(separator: ",").map(String.init) }) ?? settings.list("ATELIER_KINDS") {
                 do { handlers = try handlers.restricted(to: kinds) } catch { throw QueueError.invalidArgument("\(error)") }
             }
@@ -57,7 +58,7 @@ struct WorkCommand: AsyncParsableCommand {
             }
             let queue = JobQueue(url: url, applicationName: "atelier-worker",
                                  maxConnections: configuration.concurrency + 4, logger: logger)
-            let worker = try Worker(queue: queue, handlers: handlers, configuration: configuration, logger: logger)
+            let worker = try Worker(queue: queue, handlers: handlers, configuration: configuration, logger: logger, blobs: blobs)
             let group = ServiceGroup(configuration: .init(
                 services: [
                     .init(service: queue.client),

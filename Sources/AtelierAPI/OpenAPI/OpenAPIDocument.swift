@@ -1,3 +1,9 @@
+/// The OpenAPI 3.1 description of every route, served at `/openapi.yaml` with `{{BASE_URL}}`
+/// replaced by the public base URL. Kept in Swift (not a bundle resource) so the single
+/// `atelier` binary carries it wherever it is copied. `ServiceEndpointTests` checks that the
+/// routes served and the operations described are the same set.
+enum OpenAPIDocument {
+    static let yaml = #"""
 openapi: 3.1.0
 info:
   title: Atelier API
@@ -293,3 +299,5 @@ components:
             storage: { type: string, enum: [ok, error] }
             listener: { type: string, enum: [ok, error] }
         message: { type: string }
+"""#
+}

@@ -1,0 +1,25 @@
+"""Prints the API benchmark's results as a table, with Atelier/nginx ratios."""
+import json
+import sys
+
+rows = {}
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith("{"):
+        row = json.loads(line)
+        rows[row["scenario"]] = row
+
+print()
+print(f"{'scenario':<22} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9}  statuses")
+for name in ["atelier-get-200", "atelier-get-304", "atelier-post-200kb", "nginx-get-200", "nginx-get-304"]:
+    r = rows.get(name)
+    if r:
+        print(f"{name:<22} {r['rps']:>10,.0f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f}  {r['statuses']}")
+for kind in ["200", "304"]:
+    a, n = rows.get(f"atelier-get-{kind}"), rows.get(f"nginx-get-{kind}")
+    if a and n:
+        print(f"GET {kind}: atelier/nginx = {a['rps'] / n['rps']:.2f}×")
+sse = rows.get("sse-idle")
+if sse:
+    print(f"SSE: {sse['ready']}/{sse['streams']} idle streams open, RSS {sse['rss_before_mb']} → "
+          f"{sse['rss_after_mb']} MB = {sse['bytes_per_stream'] / 1024:.1f} KB per stream")
