@@ -54,4 +54,5 @@ async def main():
         writer.close()
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
