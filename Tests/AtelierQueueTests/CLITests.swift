@@ -38,6 +38,32 @@ final class CLITests: DatabaseTestCase {
         XCTAssertTrue(table.output.contains("noop"), table.output)
     }
 
+    func testTokensCreateListRevoke() async throws {
+        let created = try await atelier("tokens", "create", "--name", "ios-app", "--json")
+        XCTAssertEqual(created.status, 0, created.output)
+        let token = try XCTUnwrap(try json(created.output) as? [String: Any])
+        let secret = try XCTUnwrap(token["token"] as? String)
+        XCTAssertTrue(secret.hasPrefix("atl_"))
+        XCTAssertEqual(token["owner"] as? String, "ios-app")
+        let stored = try await db.scalar("SELECT count(*)::int FROM app_tokens t WHERE position(\(secret) IN t::text) > 0", as: Int.self)
+        XCTAssertEqual(stored, 0, "the token itself is stored nowhere, only its hash")
+
+        let duplicate = try await atelier("tokens", "create", "--name", "ios-app")
+        XCTAssertEqual(duplicate.status, 4, "a live name is unique: \(duplicate.output)")
+
+        let listed = try await atelier("tokens", "list", "--json")
+        let names = ((try json(listed.output) as? [String: Any])?["tokens"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        XCTAssertEqual(names, ["ios-app"])
+        XCTAssertFalse(listed.output.contains(secret), "lists never show the token")
+
+        let revoked = try await atelier("tokens", "revoke", "ios-app")
+        XCTAssertEqual(revoked.status, 0, revoked.output)
+        let after = try await atelier("tokens", "list", "--json")
+        XCTAssertEqual(((try json(after.output) as? [String: Any])?["tokens"] as? [Any])?.count, 0)
+        let again = try await atelier("tokens", "revoke", "ios-app")
+        XCTAssertEqual(again.status, 3, "no live token by that name: \(again.output)")
+    }
+
     func testCancelRetryPauseResumePurge() async throws {
         let id = try await db.queue.enqueue(NewJob(kind: "noop")).id.uuidString.lowercased()
         let cancelled = try await atelier("jobs", "cancel", id)

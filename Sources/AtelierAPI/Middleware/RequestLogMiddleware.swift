@@ -37,7 +37,7 @@ struct RequestLogMiddleware: RouterMiddleware {
                 "status": .stringConvertible(response.status.code),
                 "duration_ms": .string(Self.milliseconds(elapsed)),
                 "client": .string(context.clientAddress),
-                "owner": .string(context.principal?.owner ?? "-"),
+                "owner": .string(context.shared.owner.withLock { $0 } ?? "-"),
             ])
         }
         return response

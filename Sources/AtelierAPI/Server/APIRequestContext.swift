@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// Who is calling: the owner every job they create or read belongs to.
 public struct Principal: Sendable, Equatable {
@@ -17,7 +18,12 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Echoed from `X-Request-ID` or generated; set by ``RequestLogMiddleware``.
     public var requestID: String = ""
     /// Set by ``AuthMiddleware``; nil on public routes.
-    public var principal: Principal?
+    public var principal: Principal? {
+        didSet { shared.owner.withLock { $0 = principal?.owner } }
+    }
+    /// What inner middleware learns that outer middleware logs (contexts are values: an inner
+    /// copy's changes do not flow back out).
+    let shared = SharedRequestState()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -37,4 +43,9 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     public var clientAddress: String {
         remoteAddress?.ipAddress ?? "unknown"
     }
+}
+
+/// Per-request state shared by every copy of the context.
+final class SharedRequestState: Sendable {
+    let owner = Mutex<String?>(nil)
 }
