@@ -24,7 +24,7 @@ final class WorkerProcessTests: DatabaseTestCase {
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers {
             let status = try await worker.waitForExit()
-            XCTAssertEqual(status, 0, "SIGTERM drains and exits 0:\n\(worker.output.suffix(2000))")
+            XCTAssertEqual(status, 0, "SIGTERM drains and exits 0:\n\(worker.crashReport)")
         }
 
         let counts = try await queue.stats().counts

@@ -66,12 +66,7 @@ public struct AppTokens: Sendable {
             SELECT id, name, owner, prefix, created_at, last_used_at, revoked_at FROM app_tokens
              WHERE \(includeRevoked) OR revoked_at IS NULL ORDER BY created_at DESC
             """, logger: logger)
-        var tokens: [AppToken] = []
-        for try await (id, name, owner, prefix, created, used, revoked) in rows.decode((UUID, String, String, String, Date, Date?, Date?).self) {
-            tokens.append(AppToken(id: id, name: name, owner: owner, prefix: prefix, createdAt: created,
-                                   lastUsedAt: used, revokedAt: revoked))
-        }
-        return tokens
+        return try await Self.decode(rows)
     }
 
     /// Revokes the live token with this id or name. API processes drop it from their caches at
@@ -83,9 +78,7 @@ public struct AppTokens: Sendable {
              WHERE revoked_at IS NULL AND (id = \(id) OR (\(id)::uuid IS NULL AND name = \(idOrName)))
             RETURNING id, name, owner, prefix, created_at, last_used_at, revoked_at
             """, logger: logger)
-        for try await (id, name, owner, prefix, created, used, revoked) in rows.decode((UUID, String, String, String, Date, Date?, Date?).self) {
-            return AppToken(id: id, name: name, owner: owner, prefix: prefix, createdAt: created, lastUsedAt: used, revokedAt: revoked)
-        }
+        if let token = try await Self.decode(rows).first { return token }
         throw QueueError.jobNotFound("no live token with id or name '\(idOrName)'")
     }
 
@@ -97,10 +90,17 @@ public struct AppTokens: Sendable {
              WHERE token_hash = \(Self.hash(secret)) AND revoked_at IS NULL
             RETURNING id, name, owner, prefix, created_at, last_used_at, revoked_at
             """, logger: logger)
+        return try await Self.decode(rows).first
+    }
+
+    /// Rows of `id, name, owner, prefix, created_at, last_used_at, revoked_at`.
+    private static func decode(_ rows: PostgresRowSequence) async throws -> [AppToken] {
+        var tokens: [AppToken] = []
         for try await (id, name, owner, prefix, created, used, revoked) in rows.decode((UUID, String, String, String, Date, Date?, Date?).self) {
-            return AppToken(id: id, name: name, owner: owner, prefix: prefix, createdAt: created, lastUsedAt: used, revokedAt: revoked)
+            tokens.append(AppToken(id: id, name: name, owner: owner, prefix: prefix, createdAt: created,
+                                   lastUsedAt: used, revokedAt: revoked))
         }
-        return nil
+        return tokens
     }
 
     /// Hex SHA-256 of a token: what the table stores and the cache is keyed by.

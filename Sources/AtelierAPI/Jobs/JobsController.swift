@@ -111,7 +111,8 @@ struct JobsController: Sendable {
     @Sendable func events(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let id = try Self.jobID(context)
-        let job = try await queue.job(id: id, owner: principal.owner)
+        let queue = self.queue
+        let job = try await OwnTaskStack.run { try await queue.job(id: id, owner: principal.owner) }
         let header = request.headers[.lastEventID] ?? request.uri.queryParameters["last_event_id"].map(String.init)
         var after: Int64 = 0
         if let header, !header.isEmpty {

@@ -54,6 +54,18 @@ final class AtelierProcess: @unchecked Sendable {
     var pid: Int32 { process.processIdentifier }
     var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
 
+    /// The output from the first sign of a crash (the fatal error's message and the crashing
+    /// thread come first in Swift's crash report), else its last lines.
+    var crashReport: String {
+        let text = output
+        for marker in ["Fatal error", "💣", "Program crashed", "Assertion failed", "Precondition failed"] {
+            if let start = text.range(of: marker)?.lowerBound {
+                return String(text[start...].prefix(6000))
+            }
+        }
+        return String(text.suffix(3000))
+    }
+
     func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
