@@ -1,6 +1,7 @@
 import AtelierQueue
 import Foundation
 import Prometheus
+import Synchronization
 
 /// Prometheus metrics of one API process: requests by route and status, request durations,
 /// and, refreshed at each scrape from the database, jobs by kind and state, queue depth and
@@ -13,14 +14,15 @@ public final class APIMetrics: Sendable {
         .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
     ]
 
+    private let seenQueues = Mutex<Set<String>>([])
+
     public init() {}
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        let statusClass = "\(status / 100)xx"
         registry.makeCounter(
             descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "requests", unitName: "total",
                               helpText: "HTTP requests answered, by method, route and status class."),
-            labels: [("method", method), ("route", route), ("status", statusClass)]
+            labels: [("method", method), ("route", route), ("status", "\(status / 100)xx")]
         ).increment()
         registry.makeDurationHistogram(
             descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "request_duration", unitName: "seconds",
@@ -39,12 +41,18 @@ public final class APIMetrics: Sendable {
                 labels: [("kind", row.kind), ("state", row.state)]
             ).set(Double(row.count))
         }
-        for row in snapshot.queueDepths {
+        // A queue that emptied has no row: report it as 0, not as its last depth.
+        var depths = Dictionary(uniqueKeysWithValues: snapshot.queueDepths.map { ($0.queue, $0.count) })
+        let queues = seenQueues.withLock { seen in
+            seen.formUnion(depths.keys)
+            return seen
+        }
+        for queue in queues {
             registry.makeGauge(
                 descriptor: .init(namespace: "atelier", subsystem: "queue", metricName: "depth",
                                   helpText: "Jobs waiting to be claimed now (queued and due), by queue."),
-                labels: [("queue", row.queue)]
-            ).set(Double(row.count))
+                labels: [("queue", queue)]
+            ).set(Double(depths.removeValue(forKey: queue) ?? 0))
         }
         for row in snapshot.runTimes {
             for (quantile, value) in [("0.5", row.p50), ("0.95", row.p95)] {
