@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AtelierWorker", targets: ["AtelierWorker"]),
         .library(name: "AtelierStorage", targets: ["AtelierStorage"]),
         .library(name: "AtelierAPI", targets: ["AtelierAPI"]),
+        .library(name: "AtelierImaging", targets: ["AtelierImaging"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -37,6 +38,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // C codecs: libjpeg-turbo and libpng behind a small C layer (errors as codes, never longjmp into Swift).
+        .target(
+            name: "CAtelierCodecs",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+        ),
+        // Images: pixel buffers, format sniffing, decode with limits, encode.
+        .target(
+            name: "AtelierImaging",
+            dependencies: ["CAtelierCodecs"]
+        ),
         // Blobs: the BlobStore protocol, the local-directory store, pre-signed URL signing.
         .target(
             name: "AtelierStorage",
@@ -60,6 +71,7 @@ let package = Package(
             dependencies: [
                 "AtelierQueue",
                 "AtelierStorage",
+                "AtelierImaging",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
@@ -87,6 +99,10 @@ let package = Package(
         .testTarget(
             name: "AtelierQueueTests",
             dependencies: ["AtelierQueue", "AtelierWorker", "AtelierTestSupport"]
+        ),
+        .testTarget(
+            name: "AtelierImagingTests",
+            dependencies: ["AtelierImaging"]
         ),
         .testTarget(
             name: "AtelierAPITests",

@@ -1,3 +1,4 @@
+import AtelierImaging
 import AtelierQueue
 import AtelierStorage
 import Foundation

@@ -1,0 +1,30 @@
+/// Why an image could not be read or written, with a message fit for an API error body.
+public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not JPEG, PNG, HEIC or WebP (judged from the bytes), or a format this build cannot decode.
+    case unsupportedFormat(String)
+    /// The bytes claim a format but are not a valid file of it (truncated, damaged, hostile).
+    case corrupt(String)
+    /// Over a limit: pixels, dimensions, bytes or progressive scans.
+    case tooLarge(String)
+    case outOfMemory(String)
+
+    public var message: String {
+        switch self {
+        case .unsupportedFormat(let m), .corrupt(let m), .tooLarge(let m), .outOfMemory(let m): return m
+        }
+    }
+
+    public var description: String { message }
+}
+
+/// What an upload may cost before any pixel memory is allocated.
+public struct ImageLimits: Sendable, Equatable {
+    /// Width × height, checked from the header (default 50 MP).
+    public var maxPixels: Int = 50_000_000
+    /// Longest side, checked from the header.
+    public var maxDimension: Int = 20_000
+    /// Progressive JPEG scans (a scan bomb costs a full decode pass each).
+    public var maxScans: Int = 100
+
+    public init() {}
+}

@@ -1,0 +1,173 @@
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+
+#include "atelier_codecs.h"
+
+// libjpeg reports fatal errors through error_exit, which must not return: jump back to the
+// call in progress, carrying the library's message.
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    int code;
+    char message[JMSG_LENGTH_MAX];
+} ac_jpeg_error;
+
+typedef struct {
+    struct jpeg_progress_mgr base;
+    int max_scans;
+} ac_jpeg_progress;
+
+static void ac_jpeg_error_exit(j_common_ptr info) {
+    ac_jpeg_error *error = (ac_jpeg_error *)info->err;
+    (*info->err->format_message)(info, error->message);
+    longjmp(error->jump, 1);
+}
+
+static void ac_jpeg_quiet(j_common_ptr info, int level) {
+    (void)info;
+    (void)level;  // warnings (e.g. a truncated tail) are not fatal: the image decodes as far as it goes
+}
+
+static void ac_jpeg_progress_monitor(j_common_ptr info) {
+    j_decompress_ptr decoder = (j_decompress_ptr)info;
+    ac_jpeg_progress *progress = (ac_jpeg_progress *)info->progress;
+    if (decoder->is_decompressor && decoder->input_scan_number > progress->max_scans) {
+        ac_jpeg_error *error = (ac_jpeg_error *)info->err;
+        error->code = AC_TOO_LARGE;
+        snprintf(error->message, sizeof error->message, "the JPEG has more than %d progressive scans", progress->max_scans);
+        longjmp(error->jump, 1);
+    }
+}
+
+static void ac_set(ac_result *result, int code, const char *message) {
+    result->code = code;
+    snprintf(result->message, sizeof result->message, "%s", message);
+}
+
+int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_denom, uint64_t max_pixels, int max_scans,
+                   uint8_t **pixels, ac_result *result) {
+    struct jpeg_decompress_struct decoder;
+    ac_jpeg_error error;
+    ac_jpeg_progress progress;
+    uint8_t *volatile output = NULL;
+    memset(result, 0, sizeof *result);
+    *pixels = NULL;
+    if (size < 4) {
+        ac_set(result, AC_CORRUPT, "the JPEG is empty or truncated");
+        return AC_CORRUPT;
+    }
+
+    decoder.err = jpeg_std_error(&error.base);
+    error.base.error_exit = ac_jpeg_error_exit;
+    error.base.emit_message = ac_jpeg_quiet;
+    error.code = AC_CORRUPT;
+    if (setjmp(error.jump)) {
+        free(output);
+        ac_set(result, error.code, error.message);
+        jpeg_destroy_decompress(&decoder);
+        return result->code;
+    }
+    jpeg_create_decompress(&decoder);
+    progress.base.progress_monitor = ac_jpeg_progress_monitor;
+    progress.max_scans = max_scans > 0 ? max_scans : 1000;
+    decoder.progress = &progress.base;
+    jpeg_mem_src(&decoder, data, (unsigned long)size);
+    jpeg_read_header(&decoder, TRUE);
+
+    result->source_width = (int)decoder.image_width;
+    result->source_height = (int)decoder.image_height;
+    if ((uint64_t)decoder.image_width * decoder.image_height > max_pixels) {
+        snprintf(result->message, sizeof result->message, "the image is %ux%u, over the limit of %llu pixels",
+                 decoder.image_width, decoder.image_height, (unsigned long long)max_pixels);
+        result->code = AC_TOO_LARGE;
+        jpeg_destroy_decompress(&decoder);
+        return AC_TOO_LARGE;
+    }
+    if (decoder.jpeg_color_space == JCS_CMYK || decoder.jpeg_color_space == JCS_YCCK) {
+        ac_set(result, AC_UNSUPPORTED, "CMYK JPEGs are not supported; send an RGB or grayscale JPEG");
+        jpeg_destroy_decompress(&decoder);
+        return AC_UNSUPPORTED;
+    }
+    decoder.out_color_space = JCS_RGB;
+    decoder.scale_num = 1;
+    decoder.scale_denom = (scale_denom == 2 || scale_denom == 4 || scale_denom == 8) ? (unsigned)scale_denom : 1;
+    decoder.dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(&decoder);
+
+    size_t stride = (size_t)decoder.output_width * 3;
+    output = malloc(stride * decoder.output_height);
+    if (output == NULL) {
+        error.code = AC_NO_MEMORY;
+        snprintf(error.message, sizeof error.message, "out of memory for a %ux%u image", decoder.output_width, decoder.output_height);
+        longjmp(error.jump, 1);
+    }
+    while (decoder.output_scanline < decoder.output_height) {
+        JSAMPROW rows[4];
+        int count = 0;
+        for (; count < 4 && decoder.output_scanline + count < decoder.output_height; count++) {
+            rows[count] = output + (size_t)(decoder.output_scanline + count) * stride;
+        }
+        jpeg_read_scanlines(&decoder, rows, (JDIMENSION)count);
+    }
+    result->width = (int)decoder.output_width;
+    result->height = (int)decoder.output_height;
+    jpeg_finish_decompress(&decoder);
+    jpeg_destroy_decompress(&decoder);
+    *pixels = output;
+    return AC_OK;
+}
+
+int ac_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive,
+                   uint8_t **out, size_t *out_size, ac_result *result) {
+    struct jpeg_compress_struct encoder;
+    ac_jpeg_error error;
+    // Address-taken (the library writes it through jpeg_mem_dest), so it survives the longjmp.
+    unsigned char *destination = NULL;
+    unsigned long length = 0;
+    memset(result, 0, sizeof *result);
+    *out = NULL;
+    *out_size = 0;
+    if (width <= 0 || height <= 0 || (channels != 3 && channels != 1)) {
+        ac_set(result, AC_UNSUPPORTED, "JPEG encoding takes RGB or gray pixels");
+        return AC_UNSUPPORTED;
+    }
+    encoder.err = jpeg_std_error(&error.base);
+    error.base.error_exit = ac_jpeg_error_exit;
+    error.base.emit_message = ac_jpeg_quiet;
+    error.code = AC_CORRUPT;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_compress(&encoder);
+        free(destination);
+        ac_set(result, error.code, error.message);
+        return result->code;
+    }
+    jpeg_create_compress(&encoder);
+    jpeg_mem_dest(&encoder, &destination, &length);
+    encoder.image_width = (JDIMENSION)width;
+    encoder.image_height = (JDIMENSION)height;
+    encoder.input_components = channels;
+    encoder.in_color_space = channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+    jpeg_set_defaults(&encoder);
+    jpeg_set_quality(&encoder, quality < 1 ? 1 : quality > 100 ? 100 : quality, TRUE);
+    encoder.optimize_coding = TRUE;
+    if (progressive) jpeg_simple_progression(&encoder);
+    jpeg_start_compress(&encoder, TRUE);
+    size_t stride = (size_t)width * channels;
+    while (encoder.next_scanline < encoder.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)encoder.next_scanline * stride);
+        jpeg_write_scanlines(&encoder, &row, 1);
+    }
+    jpeg_finish_compress(&encoder);
+    jpeg_destroy_compress(&encoder);
+    *out = destination;
+    *out_size = length;
+    return AC_OK;
+}
+
+void ac_free(void *pointer) {
+    free(pointer);
+}

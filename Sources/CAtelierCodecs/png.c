@@ -1,0 +1,82 @@
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <png.h>
+
+#include "atelier_codecs.h"
+
+// libpng's simplified API: it converts every PNG flavour (1–16 bit, palette, gray, alpha) to
+// the format asked for, and reports errors through the png_image struct — no longjmp here.
+
+static int ac_png_fail(ac_result *result, png_imagep image, int code, const char *fallback) {
+    result->code = code;
+    snprintf(result->message, sizeof result->message, "%s",
+             image != NULL && image->message[0] != '\0' ? image->message : fallback);
+    if (image != NULL) png_image_free(image);
+    return code;
+}
+
+int ac_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, uint8_t **pixels, ac_result *result) {
+    png_image image;
+    memset(result, 0, sizeof *result);
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    *pixels = NULL;
+    if (size < 8) return ac_png_fail(result, NULL, AC_CORRUPT, "the PNG is empty or truncated");
+    if (!png_image_begin_read_from_memory(&image, data, size)) {
+        return ac_png_fail(result, &image, AC_CORRUPT, "not a valid PNG");
+    }
+    result->source_width = (int)image.width;
+    result->source_height = (int)image.height;
+    if ((uint64_t)image.width * image.height > max_pixels) {
+        snprintf(result->message, sizeof result->message, "the image is %ux%u, over the limit of %llu pixels",
+                 image.width, image.height, (unsigned long long)max_pixels);
+        result->code = AC_TOO_LARGE;
+        png_image_free(&image);
+        return AC_TOO_LARGE;
+    }
+    image.format = PNG_FORMAT_RGBA;
+    size_t stride = (size_t)image.width * 4;
+    uint8_t *output = malloc(stride * image.height);
+    if (output == NULL) return ac_png_fail(result, &image, AC_NO_MEMORY, "out of memory for the image");
+    if (!png_image_finish_read(&image, NULL, output, (png_int_32)stride, NULL)) {
+        free(output);
+        return ac_png_fail(result, &image, AC_CORRUPT, "the PNG is damaged or truncated");
+    }
+    result->width = (int)image.width;
+    result->height = (int)image.height;
+    png_image_free(&image);
+    *pixels = output;
+    return AC_OK;
+}
+
+int ac_png_encode(const uint8_t *pixels, int width, int height, int channels,
+                  uint8_t **out, size_t *out_size, ac_result *result) {
+    png_image image;
+    memset(result, 0, sizeof *result);
+    memset(&image, 0, sizeof image);
+    *out = NULL;
+    *out_size = 0;
+    if (width <= 0 || height <= 0 || (channels != 3 && channels != 4)) {
+        return ac_png_fail(result, NULL, AC_UNSUPPORTED, "PNG encoding takes RGB or RGBA pixels");
+    }
+    image.version = PNG_IMAGE_VERSION;
+    image.width = (png_uint_32)width;
+    image.height = (png_uint_32)height;
+    image.format = channels == 4 ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
+    png_alloc_size_t size = 0;
+    png_int_32 stride = (png_int_32)(width * channels);
+    if (!png_image_write_to_memory(&image, NULL, &size, 0, pixels, stride, NULL)) {
+        return ac_png_fail(result, &image, AC_CORRUPT, "PNG encoding failed");
+    }
+    uint8_t *buffer = malloc(size);
+    if (buffer == NULL) return ac_png_fail(result, &image, AC_NO_MEMORY, "out of memory for the PNG");
+    if (!png_image_write_to_memory(&image, buffer, &size, 0, pixels, stride, NULL)) {
+        free(buffer);
+        return ac_png_fail(result, &image, AC_CORRUPT, "PNG encoding failed");
+    }
+    *out = buffer;
+    *out_size = size;
+    return AC_OK;
+}
