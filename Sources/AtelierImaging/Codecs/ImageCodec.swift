@@ -5,8 +5,10 @@ import CAtelierCodecs
 /// error comes back as an ``ImageError``.
 public enum ImageCodec {
     /// Decodes JPEG (to RGB) or PNG (to RGBA). `jpegScale` 2, 4 or 8 asks libjpeg for a
-    /// DCT-domain downscale (much faster than decoding full size and resizing).
-    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale: Int = 1) throws(ImageError) -> PixelBuffer {
+    /// DCT-domain downscale (much faster than decoding full size and resizing). A JPEG's EXIF
+    /// orientation is applied unless `applyOrientation` is false, so the pixels come out upright.
+    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale: Int = 1,
+                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
         guard !bytes.isEmpty else { throw .corrupt("the image is empty") }
         guard let format = ImageFormat.sniff(bytes) else {
             throw .unsupportedFormat("the data is not a JPEG, PNG, HEIC or WebP image")
@@ -36,8 +38,10 @@ public enum ImageCodec {
         }
         let channels = format == .png ? 4 : 3
         guard let pixels, width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
-        return PixelBuffer(width: width, height: height, channels: channels,
-                           pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * channels)))
+        let image = PixelBuffer(width: width, height: height, channels: channels,
+                                pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * channels)))
+        guard format == .jpeg, applyOrientation else { return image }
+        return image.oriented(ExifOrientation.read(jpeg: bytes))
     }
 
     /// JPEG (alpha dropped), optimised Huffman tables, no metadata; baseline unless `progressive`.
