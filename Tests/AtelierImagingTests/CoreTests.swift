@@ -1,0 +1,48 @@
+import AtelierImaging
+import XCTest
+
+/// Resizing and colour conversion on images whose right answers are known.
+final class CoreTests: XCTestCase {
+    func testAreaDownscaleAveragesBlocks() {
+        // 4×2 gray image → 2×1: each output pixel is the mean of a 2×2 block.
+        let image = PixelBuffer(width: 4, height: 2, channels: 1, pixels: [0, 100, 200, 250, 50, 150, 210, 90])
+        let small = image.resized(width: 2, height: 1)
+        XCTAssertEqual(small.pixels, [75, 188])  // (0+100+50+150)/4 = 75; (200+250+210+90)/4 = 187.5 → 188
+    }
+
+    func testNonIntegerDownscaleKeepsTheMean() {
+        let width = 301, height = 199
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for index in pixels.indices { pixels[index] = UInt8((index * 37) % 256) }
+        let image = PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
+        let small = image.resized(width: 97, height: 61)
+        func mean(_ p: PixelBuffer) -> Double { Double(p.pixels.reduce(0) { $0 + Int($1) }) / Double(p.pixels.count) }
+        XCTAssertEqual(mean(small), mean(image), accuracy: 1.0, "area averaging preserves the mean")
+        XCTAssertEqual([small.width, small.height, small.channels], [97, 61, 3])
+    }
+
+    func testFlatImageStaysFlatAtAnySize() {
+        let flat = PixelBuffer(width: 37, height: 23, channels: 3, fill: 173)
+        for (w, h) in [(10, 7), (74, 46), (37, 5), (200, 3)] {
+            XCTAssertTrue(flat.resized(width: w, height: h).pixels.allSatisfy { $0 == 173 }, "\(w)x\(h)")
+        }
+    }
+
+    func testBilinearUpscaleInterpolates() {
+        let image = PixelBuffer(width: 2, height: 1, channels: 1, pixels: [0, 200])
+        let big = image.resized(width: 4, height: 1)
+        XCTAssertEqual(big.pixels, [0, 50, 150, 200])
+    }
+
+    func testCappingTheLongSideKeepsTheAspect() {
+        let image = PixelBuffer(width: 400, height: 300, channels: 3, fill: 9)
+        let capped = image.cappingLongSide(256)
+        XCTAssertEqual([capped.width, capped.height], [256, 192])
+        XCTAssertEqual(PixelBuffer(width: 100, height: 50, channels: 3).cappingLongSide(2048).width, 100)
+    }
+
+    func testGrayscaleUsesRec601Weights() {
+        let image = PixelBuffer(width: 4, height: 1, channels: 3, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 200, 200, 200])
+        XCTAssertEqual(image.grayscale().pixels, [76, 150, 29, 200])
+    }
+}
