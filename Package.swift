@@ -65,6 +65,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Job handlers of the real kinds (stylize …), registered by the executable.
+        .target(
+            name: "AtelierHandlers",
+            dependencies: ["AtelierWorker", "AtelierImaging", "AtelierStorage", "AtelierQueue"]
+        ),
         // The HTTP front: jobs API, SSE, result downloads, tokens, health, metrics, OpenAPI.
         .target(
             name: "AtelierAPI",
@@ -87,6 +92,7 @@ let package = Package(
                 "AtelierQueue",
                 "AtelierWorker",
                 "AtelierAPI",
+                "AtelierHandlers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -108,6 +114,7 @@ let package = Package(
             name: "AtelierAPITests",
             dependencies: [
                 "AtelierAPI", "AtelierQueue", "AtelierStorage", "AtelierWorker", "AtelierTestSupport",
+                "AtelierHandlers", "AtelierImaging",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
             ]

@@ -43,7 +43,7 @@ struct DevCommand: AsyncParsableCommand {
             var workerConfiguration = WorkerConfiguration()
             workerConfiguration.version = AtelierVersion.current
             workerConfiguration.concurrency = try concurrency ?? settings.int("ATELIER_WORKER_CONCURRENCY") ?? 4
-            let handlers = HandlerRegistry(DiagnosticHandlers.all(blobs: blobs))
+            let handlers = HandlerRegistry(try BuiltInKinds.handlers(blobs: blobs, settings: settings))
             let workers: [any Service]
             let workerText: String
             if let processes, processes > 0 {

@@ -45,7 +45,7 @@ struct WorkCommand: AsyncParsableCommand {
             let processes = try self.processes ?? settings.int("ATELIER_WORKER_PROCESSES") ?? 1
             guard (1...256).contains(processes) else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }
             let blobs = try settings.blobStore()
-            var handlers = HandlerRegistry(DiagnosticHandlers.all(blobs: blobs))
+            var handlers = HandlerRegistry(try BuiltInKinds.handlers(blobs: blobs, settings: settings))
             if let kinds = kinds.map({ $0.split(separator: ",").map(String.init) }) ?? settings.list("ATELIER_KINDS") {
                 do { handlers = try handlers.restricted(to: kinds) } catch { throw QueueError.invalidArgument("\(error)") }
             }

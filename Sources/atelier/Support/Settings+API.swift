@@ -1,4 +1,6 @@
 import AtelierAPI
+import AtelierHandlers
+import AtelierWorker
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -72,7 +74,15 @@ extension Settings {
     }
 }
 
-/// The job kinds this build's workers run, as the API accepts them.
+/// The job kinds this build's workers run, as the API accepts them, and their handlers.
 enum BuiltInKinds {
-    static var catalog: JobKindCatalog { JobKindCatalog(JobKindCatalog.diagnostics) }
+    static var catalog: JobKindCatalog { JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize]) }
+
+    static func handlers(blobs: any BlobStore, settings: Settings) throws -> [any JobHandler] {
+        let maxSide = try settings.int("ATELIER_STYLIZE_MAX_SIDE") ?? 2048
+        guard (64...16_384).contains(maxSide) else {
+            throw QueueError.configuration("ATELIER_STYLIZE_MAX_SIDE must be within 64…16384, got \(maxSide)")
+        }
+        return DiagnosticHandlers.all(blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: maxSide)]
+    }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import AtelierAPI
+import AtelierHandlers
 import AtelierQueue
 import AtelierStorage
 import AtelierTestSupport
@@ -46,12 +47,14 @@ class APITestCase: DatabaseTestCase {
         let blobs = try LocalBlobStore(root: configuration.blobDirectory)
         // The API runs its own pool (as in production); the worker shares the test database's.
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
-        server = try APIServer(configuration: configuration, queue: apiQueue, kinds: JobKindCatalog(JobKindCatalog.diagnostics),
+        server = try APIServer(configuration: configuration, queue: apiQueue,
+                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize]),
                                blobs: blobs, logger: logger)
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)
-        let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(DiagnosticHandlers.all(environment: [:], blobs: blobs)),
+        let handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512)]
+        let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)
         let port = PortBox()
         let app = try server.makeApplication(services: runsWorker ? [worker] : []) { channel in

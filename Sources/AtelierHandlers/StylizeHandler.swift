@@ -1,0 +1,98 @@
+import AtelierImaging
+import AtelierQueue
+import AtelierStorage
+import AtelierWorker
+import Foundation
+
+/// `stylize`: decode → EXIF orientation → cap the long side → style → encode → result blob.
+/// Progress is reported per stage; cancellation is checked between stages and inside the
+/// pixel work (which runs off the cooperative pool through `JobContext.offload`).
+public struct StylizeHandler: JobHandler {
+    public let kind = "stylize"
+    let blobs: any BlobStore
+    let limits: ImageLimits
+    /// Longest side of the output (`ATELIER_STYLIZE_MAX_SIDE`, default 2048).
+    let maxSide: Int
+
+    public init(blobs: any BlobStore, limits: ImageLimits = ImageLimits(), maxSide: Int = 2048) {
+        self.blobs = blobs
+        self.limits = limits
+        self.maxSide = maxSide
+    }
+
+    public var timeout: Duration? { .seconds(120) }
+
+    struct Payload: Decodable {
+        struct Input: Decodable { var blob: String }
+        var input: Input
+        var style_id: String
+        var params: [String: Double]?
+        var output: String?
+    }
+
+    struct Result: Encodable {
+        var result_blob: String
+        var style_id: String
+        var width: Int
+        var height: Int
+        var content_type: String
+        var bytes: Int
+    }
+
+    private func readInput(_ key: BlobKey) async throws -> [UInt8] {
+        let result: Swift.Result<Data, StorageError>
+        do { result = .success(try await blobs.read(key)) } catch { result = .failure(error) }
+        switch result {
+        case .success(let data): return [UInt8](data)
+        case .failure(.notFound): throw JobFailure.permanent("the input image is gone")
+        case .failure(let error): throw error
+        }
+    }
+
+    public func run(_ context: JobContext) async throws -> JobResult {
+        let payload = try context.payload(as: Payload.self)
+        guard let style = StyleID(rawValue: payload.style_id), style.isAvailable else {
+            throw JobFailure.permanent("style '\(payload.style_id)' is not available")
+        }
+        var parameters = StyleParameters()
+        for (name, value) in payload.params ?? [:] {
+            guard (0...1).contains(value) else { throw JobFailure.permanent("params.\(name) must be within 0…1") }
+            switch name {
+            case "intensity": parameters.intensity = value
+            case "eyes": parameters.eyes = value
+            case "nose": parameters.nose = value
+            case "mouth": parameters.mouth = value
+            case "jaw": parameters.jaw = value
+            default: break
+            }
+        }
+        let png = payload.output == "png"
+        let input: BlobKey
+        do { input = try BlobKey(payload.input.blob) } catch { throw JobFailure.permanent("the input blob key is not valid") }
+
+        try await context.progress(5, step: "reading")
+        let bytes = try await readInput(input)
+        let (limits, maxSide) = (self.limits, self.maxSide)
+        try await context.progress(15, step: "decoding")
+        let decoded: PixelBuffer = try await context.offload { _ in
+            do {
+                return try ImageCodec.decode(bytes, limits: limits).cappingLongSide(maxSide)
+            } catch let error as ImageError {
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+            }
+        }
+        try context.checkCancellation()
+        try await context.progress(40, step: "stylizing")
+        let chosen = parameters
+        let styled = try await context.offload { _ in Stylizer.render(decoded, style: style, parameters: chosen) }
+        try context.checkCancellation()
+        try await context.progress(85, step: "encoding")
+        let encoded: [UInt8] = try await context.offload { _ in
+            png ? try ImageCodec.encodePNG(styled) : try ImageCodec.encodeJPEG(styled, quality: 90)
+        }
+        let key = BlobKey.jobResult(context.job.id, fileExtension: png ? "png" : "jpg")
+        let info = try await blobs.put(Data(encoded), at: key)
+        return try .encode(Result(result_blob: key.path, style_id: style.rawValue, width: styled.width, height: styled.height,
+                                  content_type: info.contentType, bytes: info.size))
+    }
+}

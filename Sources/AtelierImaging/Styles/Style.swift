@@ -1,0 +1,36 @@
+/// The styles of the `stylize` job, by the id clients send (`style_id`).
+public enum StyleID: String, Sendable, CaseIterable {
+    case cartoon, sketch, popArt = "pop_art", watercolor, comic
+
+    /// Styles this build can render. The others are refused with a clear 400 until their
+    /// kernels exist — never faked with another style.
+    public static let available: [StyleID] = [.sketch]
+
+    public var isAvailable: Bool { Self.available.contains(self) }
+}
+
+/// What a client may tune, each 0…1 (CONTRACTS §3: the Caricature app's warp parameters;
+/// `intensity` scales every style, 0.5 being its default look).
+public struct StyleParameters: Sendable, Equatable {
+    public var intensity: Double = 0.5
+    public var eyes: Double = 0.5
+    public var nose: Double = 0.5
+    public var mouth: Double = 0.5
+    public var jaw: Double = 0.5
+
+    public init() {}
+
+    public static let names = ["intensity", "eyes", "nose", "mouth", "jaw"]
+}
+
+public enum Stylizer {
+    /// Renders `image` in `style`. Precondition: the style is available.
+    public static func render(_ image: PixelBuffer, style: StyleID, parameters: StyleParameters) -> PixelBuffer {
+        switch style {
+        case .sketch:
+            return SketchStyle(intensity: Float(parameters.intensity)).apply(image)
+        case .cartoon, .popArt, .watercolor, .comic:
+            preconditionFailure("style \(style.rawValue) is not available in this build")
+        }
+    }
+}
