@@ -51,4 +51,41 @@ final class StyleTests: XCTestCase {
         let interior = (10..<54).flatMap { y in (10..<54).map { x in blurred.values[y * 64 + x] } }
         XCTAssertLessThan(interior.max()! - interior.min()!, 2, "a fine checker blurs to flat gray")
     }
+
+    /// A noisy photo-like scene: the square on light ground with grain, so flatness is earned.
+    static func grainySquare(size: Int = 200) -> PixelBuffer {
+        var image = squareOnLight(size: size)
+        var generator = SeededGenerator(seed: 7)
+        for i in image.pixels.indices {
+            image.pixels[i] = UInt8(max(0, min(255, Int(image.pixels[i]) + Int.random(in: -12...12, using: &generator))))
+        }
+        return image
+    }
+
+    /// Fraction of pixels equal to their right-hand neighbour: 1 for flat colour, ~0 for grain.
+    static func flatness(_ image: PixelBuffer) -> Double {
+        var same = 0, total = 0
+        for y in 0..<image.height {
+            for x in 0..<(image.width - 1) {
+                let a = (y * image.width + x) * image.channels, b = a + image.channels
+                total += 1
+                if (0..<image.channels).allSatisfy({ image.pixels[a + $0] == image.pixels[b + $0] }) { same += 1 }
+            }
+        }
+        return Double(same) / Double(total)
+    }
+
+    func testCartoonHasFlatRegionsAndDarkOutlines() {
+        let image = Self.grainySquare()
+        XCTAssertLessThan(Self.flatness(image), 0.2, "the input is grainy")
+        let cartoon = Stylizer.render(image, style: .cartoon, parameters: StyleParameters())
+        XCTAssertGreaterThan(Self.flatness(cartoon), 0.8, "cartoon regions are flat colour")
+        func luma(_ x: Int, _ y: Int) -> Int {
+            let i = (y * 200 + x) * 3
+            return (Int(cartoon.pixels[i]) * 299 + Int(cartoon.pixels[i + 1]) * 587 + Int(cartoon.pixels[i + 2]) * 114) / 1000
+        }
+        XCTAssertLessThan((46...54).map { luma($0, 100) }.min()!, 40, "the square's boundary is inked")
+        XCTAssertGreaterThan(luma(10, 10), 150, "the light ground stays light")
+        XCTAssertGreaterThan(luma(100, 100), 40, "the inside of the square is colour, not ink")
+    }
 }

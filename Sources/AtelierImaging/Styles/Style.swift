@@ -4,7 +4,7 @@ public enum StyleID: String, Sendable, CaseIterable {
 
     /// Styles this build can render. The others are refused with a clear 400 until their
     /// kernels exist — never faked with another style.
-    public static let available: [StyleID] = [.sketch]
+    public static let available: [StyleID] = [.cartoon, .sketch]
 
     public var isAvailable: Bool { Self.available.contains(self) }
 }
@@ -29,7 +29,9 @@ public enum Stylizer {
         switch style {
         case .sketch:
             return SketchStyle(intensity: Float(parameters.intensity)).apply(image)
-        case .cartoon, .popArt, .watercolor, .comic:
+        case .cartoon:
+            return CartoonStyle(intensity: Float(parameters.intensity)).apply(image)
+        case .popArt, .watercolor, .comic:
             preconditionFailure("style \(style.rawValue) is not available in this build")
         }
     }
