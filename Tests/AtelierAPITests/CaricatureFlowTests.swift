@@ -63,11 +63,6 @@ final class CaricatureFlowTests: APITestCase {
             try assertError(reply, status: 400, name: "ValidationError")
             XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], field, "\(fields): \(reply.text)")
         }
-        for style in StyleID.allCases where !style.isAvailable {
-            let reply = try await post([("style_id", style.rawValue)])
-            try assertError(reply, status: 400, name: "ValidationError")
-            XCTAssertTrue(reply.text.contains("not available"), reply.text)
-        }
         let count = try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
         XCTAssertEqual(count, 0)
     }

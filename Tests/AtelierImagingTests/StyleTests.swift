@@ -88,4 +88,62 @@ final class StyleTests: XCTestCase {
         XCTAssertGreaterThan(luma(10, 10), 150, "the light ground stays light")
         XCTAssertGreaterThan(luma(100, 100), 40, "the inside of the square is colour, not ink")
     }
+
+    static func distinctColours(_ image: PixelBuffer) -> Int {
+        var seen = Set<Int>()
+        for i in stride(from: 0, to: image.pixels.count, by: image.channels) {
+            seen.insert(Int(image.pixels[i]) << 16 | Int(image.pixels[i + 1]) << 8 | Int(image.pixels[i + 2]))
+        }
+        return seen.count
+    }
+
+    func testPopArtHasABoldSmallPaletteWithHalftoneDots() {
+        let image = Self.grainySquare()
+        XCTAssertGreaterThan(Self.distinctColours(image), 1000)
+        let style = PopArtStyle(intensity: 0.5)
+        let popArt = style.apply(image)
+        let levels = style.levels
+        XCTAssertLessThanOrEqual(Self.distinctColours(popArt), 2 * levels * levels * levels, "posterised palette plus its dot shades")
+        // The dark square is printed with dots: inside it, its colour and the dot shade alternate.
+        var counts: [Int: Int] = [:]
+        for y in 80..<120 {
+            for x in 80..<120 {
+                let i = (y * 200 + x) * 3
+                counts[Int(popArt.pixels[i]) << 16 | Int(popArt.pixels[i + 1]) << 8 | Int(popArt.pixels[i + 2]), default: 0] += 1
+            }
+        }
+        let dotted = 1 - Double(counts.values.max()!) / 1600
+        XCTAssertTrue((0.15...0.85).contains(dotted), "dots cover part of the square, not all of it: \(dotted)")
+    }
+
+    func testComicInksTheOutlineAndScreentonesTheShadow() {
+        var image = Self.squareOnLight()
+        for i in image.pixels.indices where image.pixels[i] < 150 { image.pixels[i] /= 3 }  // a deep shadow
+        let comic = ComicStyle(intensity: 0.5).apply(image)
+        func luma(_ x: Int, _ y: Int) -> Int {
+            let i = (y * 200 + x) * 3
+            return (Int(comic.pixels[i]) * 299 + Int(comic.pixels[i + 1]) * 587 + Int(comic.pixels[i + 2]) * 114) / 1000
+        }
+        XCTAssertLessThan((44...56).map { luma($0, 100) }.min()!, 30, "ink along the boundary")
+        let shadow = (70..<130).flatMap { y in (70..<130).map { x in luma(x, y) } }
+        XCTAssertGreaterThan(Set(shadow).count, 1, "the shadow carries a screentone, not one flat value")
+        XCTAssertGreaterThan(Self.flatness(comic), 0.6)
+        XCTAssertGreaterThan(luma(10, 10), 180, "light ground untouched by tone")
+    }
+
+    func testWatercolorWashesDarkenTheRimsAndKeepColour() {
+        let image = Self.grainySquare()
+        let painting = WatercolorStyle(intensity: 0.5).apply(image)
+        let before = ImageMeasurements.measure(image), after = ImageMeasurements.measure(painting)
+        XCTAssertLessThan(after.laplacianVariance, before.laplacianVariance * 0.7, "washes smooth the grain away")
+        XCTAssertGreaterThan(after.meanSaturation, 0.05, "still colour, not gray")
+        func luma(_ x: Int, _ y: Int) -> Double {
+            let i = (y * 200 + x) * 3
+            return 0.299 * Double(painting.pixels[i]) + 0.587 * Double(painting.pixels[i + 1]) + 0.114 * Double(painting.pixels[i + 2])
+        }
+        let rim = (48...52).map { luma($0, 100) }.min()!
+        let inside = (90...110).map { luma($0, 100) }.reduce(0, +) / 21
+        XCTAssertLessThan(rim, inside, "pigment pools at the rim: \(rim) vs \(inside)")
+        XCTAssertEqual(WatercolorStyle(intensity: 0.5).apply(image), painting, "deterministic")
+    }
 }

@@ -2,9 +2,9 @@
 public enum StyleID: String, Sendable, CaseIterable {
     case cartoon, sketch, popArt = "pop_art", watercolor, comic
 
-    /// Styles this build can render. The others are refused with a clear 400 until their
-    /// kernels exist — never faked with another style.
-    public static let available: [StyleID] = [.cartoon, .sketch]
+    /// Styles this build can render (all five). A style added to the enum before its kernel
+    /// exists would be refused with a clear 400, never faked with another style.
+    public static let available: [StyleID] = allCases
 
     public var isAvailable: Bool { Self.available.contains(self) }
 }
@@ -31,8 +31,12 @@ public enum Stylizer {
             return SketchStyle(intensity: Float(parameters.intensity)).apply(image)
         case .cartoon:
             return CartoonStyle(intensity: Float(parameters.intensity)).apply(image)
-        case .popArt, .watercolor, .comic:
-            preconditionFailure("style \(style.rawValue) is not available in this build")
+        case .popArt:
+            return PopArtStyle(intensity: Float(parameters.intensity)).apply(image)
+        case .comic:
+            return ComicStyle(intensity: Float(parameters.intensity)).apply(image)
+        case .watercolor:
+            return WatercolorStyle(intensity: Float(parameters.intensity)).apply(image)
         }
     }
 }
