@@ -93,6 +93,7 @@ let package = Package(
                 "AtelierWorker",
                 "AtelierAPI",
                 "AtelierHandlers",
+                "AtelierImaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -11,7 +11,7 @@ struct Atelier: AsyncParsableCommand {
             69 database unreachable, 78 configuration or schema problem.
             """,
         version: AtelierVersion.current,
-        subcommands: [ServeCommand.self, DevCommand.self, MigrateCommand.self, WorkCommand.self, QueueCommand.self, JobsCommand.self, WorkersCommand.self, TokensCommand.self, BenchCommand.self]
+        subcommands: [ServeCommand.self, DevCommand.self, MigrateCommand.self, WorkCommand.self, QueueCommand.self, JobsCommand.self, WorkersCommand.self, TokensCommand.self, StylesCommand.self, BenchCommand.self]
     )
 }
 
