@@ -106,9 +106,13 @@ public final class Notifier: Sendable {
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, .seconds(5))
         }
-        subscribers.withLock { subscribers in
-            for continuation in subscribers.values { continuation.finish() }
+        // Finish outside the lock: finish() runs each stream's onTermination at once, and that
+        // takes this lock to unsubscribe (a Mutex is not recursive: it would trap).
+        let remaining = subscribers.withLock { subscribers in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
         }
+        for continuation in remaining { continuation.finish() }
     }
 
     private struct ListenerEnded: Error, CustomStringConvertible {
