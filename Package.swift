@@ -41,7 +41,7 @@ let package = Package(
         // C codecs: libjpeg-turbo and libpng behind a small C layer (errors as codes, never longjmp into Swift).
         .target(
             name: "CAtelierCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("heif"), .linkedLibrary("webp")]
         ),
         // Images: pixel buffers, format sniffing, decode with limits, encode.
         .target(

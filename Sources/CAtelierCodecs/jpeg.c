@@ -48,7 +48,7 @@ static void ac_set(ac_result *result, int code, const char *message) {
     snprintf(result->message, sizeof result->message, "%s", message);
 }
 
-int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_denom, uint64_t max_pixels, int max_scans,
+int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
                    uint8_t **pixels, ac_result *result) {
     struct jpeg_decompress_struct decoder;
     ac_jpeg_error error;
@@ -93,8 +93,8 @@ int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_denom, uint64_t m
         return AC_UNSUPPORTED;
     }
     decoder.out_color_space = JCS_RGB;
-    decoder.scale_num = 1;
-    decoder.scale_denom = (scale_denom == 2 || scale_denom == 4 || scale_denom == 8) ? (unsigned)scale_denom : 1;
+    decoder.scale_num = (scale_eighths >= 1 && scale_eighths <= 8) ? (unsigned)scale_eighths : 8;
+    decoder.scale_denom = 8;
     decoder.dct_method = JDCT_ISLOW;
     jpeg_start_decompress(&decoder);
 
@@ -119,6 +119,35 @@ int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_denom, uint64_t m
     jpeg_destroy_decompress(&decoder);
     *pixels = output;
     return AC_OK;
+}
+
+int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result) {
+    struct jpeg_decompress_struct decoder;
+    ac_jpeg_error error;
+    memset(result, 0, sizeof *result);
+    if (size < 4) {
+        ac_set(result, AC_CORRUPT, "the JPEG is empty or truncated");
+        return AC_CORRUPT;
+    }
+    decoder.err = jpeg_std_error(&error.base);
+    error.base.error_exit = ac_jpeg_error_exit;
+    error.base.emit_message = ac_jpeg_quiet;
+    error.code = AC_CORRUPT;
+    if (setjmp(error.jump)) {
+        ac_set(result, error.code, error.message);
+        jpeg_destroy_decompress(&decoder);
+        return result->code;
+    }
+    jpeg_create_decompress(&decoder);
+    jpeg_mem_src(&decoder, data, (unsigned long)size);
+    jpeg_read_header(&decoder, TRUE);
+    result->width = result->source_width = (int)decoder.image_width;
+    result->height = result->source_height = (int)decoder.image_height;
+    if (decoder.jpeg_color_space == JCS_CMYK || decoder.jpeg_color_space == JCS_YCCK) {
+        ac_set(result, AC_UNSUPPORTED, "CMYK JPEGs are not supported; send an RGB or grayscale JPEG");
+    }
+    jpeg_destroy_decompress(&decoder);
+    return result->code;
 }
 
 int ac_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive,

@@ -51,6 +51,21 @@ int ac_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, uint8_t
     return AC_OK;
 }
 
+int ac_png_probe(const uint8_t *data, size_t size, ac_result *result) {
+    png_image image;
+    memset(result, 0, sizeof *result);
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (size < 8) return ac_png_fail(result, NULL, AC_CORRUPT, "the PNG is empty or truncated");
+    if (!png_image_begin_read_from_memory(&image, data, size)) {
+        return ac_png_fail(result, &image, AC_CORRUPT, "not a valid PNG");
+    }
+    result->width = result->source_width = (int)image.width;
+    result->height = result->source_height = (int)image.height;
+    png_image_free(&image);
+    return AC_OK;
+}
+
 int ac_png_encode(const uint8_t *pixels, int width, int height, int channels,
                   uint8_t **out, size_t *out_size, ac_result *result) {
     png_image image;

@@ -1,5 +1,6 @@
 import AtelierTestSupport
 import AtelierAPI
+import AtelierImaging
 import Foundation
 import XCTest
 
@@ -56,6 +57,36 @@ final class ValidationTests: APITestCase {
         XCTAssertEqual(jobs, 0, "no bad request created a job")
         let stored = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
         XCTAssertEqual(stored, [], "no bad request stored a blob")
+    }
+
+    func testImagesAreCheckedFromTheirHeaderBeforeAnythingIsStored() async throws {
+        func post(_ image: Data) async throws -> Reply {
+            let (body, type) = multipart([("style_id", "sketch")], image: image)
+            return try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        }
+        // 100000 × 100000 pixels claimed by a 60-byte file: refused from the header.
+        var reply = try await post(TestImages.pngHeader(width: 100_000, height: 100_000))
+        try assertError(reply, status: 413, name: "PayloadTooLargeError")
+        XCTAssertTrue(reply.text.contains("100000x100000"), reply.text)
+        XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "image")
+        // Within the side limit but over 50 MP.
+        reply = try await post(TestImages.pngHeader(width: 10_000, height: 8_000))
+        try assertError(reply, status: 413, name: "PayloadTooLargeError")
+        // A JPEG cut inside its header, a PNG with only its signature: damaged → 400 on `image`.
+        let jpeg = Data(try ImageCodec.encodeJPEG(PixelBuffer(width: 64, height: 48, channels: 3, fill: 90)))
+        for damaged in [jpeg.prefix(100), TestImages.png().prefix(8), Data([0xFF, 0xD8, 0xFF])] {
+            reply = try await post(Data(damaged))
+            try assertError(reply, status: 400, name: "ValidationError")
+            XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "image", reply.text)
+        }
+        // A WebP signature over random bytes: still not an image.
+        reply = try await post(Data("RIFF\u{10}\0\0\0WEBPVP8 ".utf8) + Data(repeating: 0x5A, count: 64))
+        try assertError(reply, status: 400, name: "ValidationError")
+
+        let jobs = try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
+        XCTAssertEqual(jobs, 0)
+        let stored = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
+        XCTAssertEqual(stored, [], "nothing stored")
     }
 
     func testJSONBodyWithBase64Image() async throws {

@@ -23,7 +23,7 @@ final class CodecTests: XCTestCase {
     }
 
     static func meanAbsoluteError(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-        precondition(a.width == b.width && a.height == b.height && a.channels == b.channels)
+        guard a.width == b.width, a.height == b.height, a.channels == b.channels else { return .infinity }
         var total = 0
         for index in a.pixels.indices { total += abs(Int(a.pixels[index]) - Int(b.pixels[index])) }
         return Double(total) / Double(a.pixels.count)

@@ -11,6 +11,7 @@ struct JobIntake: Sendable {
     let queue: JobQueue
     let blobs: any BlobStore
     let kinds: JobKindCatalog
+    let imageLimits: ImageLimits
 
     struct Accepted {
         var id: UUID
@@ -63,6 +64,21 @@ struct JobIntake: Sendable {
         }
     }
 
+    /// Format, size and limits from the header alone: a 100000×100000 PNG or a damaged file
+    /// is refused before anything is stored, without decoding a pixel.
+    static func probe(_ bytes: [UInt8], limits: ImageLimits) throws -> ImageInfo {
+        do {
+            return try ImageCodec.probe(bytes, limits: limits)
+        } catch .unsupportedFormat(let message) {
+            throw APIError.unsupportedMediaType(message + " (checked from its bytes; JPEG, PNG, HEIC and WebP are accepted)")
+        } catch .tooLarge(let message) {
+            throw APIError(.contentTooLarge, "PayloadTooLargeError", message,
+                           details: ["field": "image", "max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])
+        } catch {
+            throw APIError.validation(error.message, field: "image")
+        }
+    }
+
     private func validate(_ submission: JobSubmission) throws -> (JobKind, [String: Any], ([UInt8], ImageFormat)?) {
         guard let name = submission.kind ?? (submission.options["style_id"] != nil ? "stylize" : nil), !name.isEmpty else {
             throw APIError.validation("kind is required; one of: \(kinds.names.joined(separator: ", "))", field: "kind")
@@ -73,10 +89,7 @@ struct JobIntake: Sendable {
         var image: ([UInt8], ImageFormat)?
         if let bytes = submission.image {
             guard !bytes.isEmpty else { throw APIError.validation("the image is empty", field: "image") }
-            guard let format = ImageFormat.sniff(bytes) else {
-                throw APIError.unsupportedMediaType("the image is not JPEG, PNG, HEIC or WebP (checked from its bytes)")
-            }
-            image = (bytes, format)
+            image = (bytes, try Self.probe(bytes, limits: imageLimits).format)
         }
         switch kind.image {
         case .required where image == nil:

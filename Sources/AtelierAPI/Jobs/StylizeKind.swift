@@ -29,6 +29,13 @@ extension JobKindCatalog {
                 }
             }
         }
+        if let warp = options["warp"], !(warp is NSNull) {
+            do {
+                _ = try Distortion.list(fromJSON: warp)
+            } catch let error as DistortionListError {
+                throw APIError.validation(error.message, field: error.field)
+            }
+        }
         if let output = options["output"] {
             guard let text = output as? String, ["jpeg", "png"].contains(text) else {
                 throw APIError.validation("output must be jpeg or png", field: "output")

@@ -1,3 +1,4 @@
+import AtelierImaging
 import Foundation
 
 /// Everything `atelier serve` needs, read from `ATELIER_*` settings by the executable.
@@ -23,6 +24,9 @@ public struct APIConfiguration: Sendable {
     public var sseKeepAlive: Duration = .seconds(15)
     /// `ATELIER_ACCESS_LOG=false` silences the one-line-per-request log.
     public var accessLog = true
+    /// `ATELIER_IMAGE_MAX_PIXELS`, `ATELIER_IMAGE_MAX_SIDE`: what an uploaded image may be,
+    /// checked from its header before it is stored (the workers check the same on decode).
+    public var imageLimits = ImageLimits()
     public var version = "0.0.0"
 
     public init() {}

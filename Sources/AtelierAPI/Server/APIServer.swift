@@ -61,7 +61,7 @@ public final class APIServer: Sendable {
         let v1 = router.group("v1")
         if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         v1.add(middleware: AuthMiddleware(authenticator: authenticator))
-        JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds), cache: cache, hub: hub,
+        JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits), cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
         return router
     }

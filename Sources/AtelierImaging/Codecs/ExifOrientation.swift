@@ -3,6 +3,9 @@
 public enum ExifOrientation: Int, Sendable, CaseIterable {
     case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
 
+    /// Orientations 5–8 turn the image a quarter: width and height trade places.
+    public var swapsAxes: Bool { rawValue >= 5 }
+
     /// Reads the orientation from a JPEG's APP1 Exif segment; `.up` when absent or unreadable.
     /// Only the segments before the first scan are looked at; nothing is trusted without a
     /// bounds check (the bytes come from strangers).

@@ -1,47 +1,103 @@
 import CAtelierCodecs
 
+/// What a header says about an image, learned without decoding it.
+public struct ImageInfo: Sendable, Equatable {
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+
+    public init(format: ImageFormat, width: Int, height: Int) {
+        self.format = format
+        self.width = width
+        self.height = height
+    }
+}
+
 /// Decoding and encoding through the C layer (`CAtelierCodecs`): the format is sniffed from the
 /// bytes, limits are checked from the header before pixels are allocated, and every library
 /// error comes back as an ``ImageError``.
 public enum ImageCodec {
-    /// Decodes JPEG (to RGB) or PNG (to RGBA). `jpegScale` 2, 4 or 8 asks libjpeg for a
-    /// DCT-domain downscale (much faster than decoding full size and resizing). A JPEG's EXIF
-    /// orientation is applied unless `applyOrientation` is false, so the pixels come out upright.
-    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale: Int = 1,
-                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
-        guard !bytes.isEmpty else { throw .corrupt("the image is empty") }
-        guard let format = ImageFormat.sniff(bytes) else {
-            throw .unsupportedFormat("the data is not a JPEG, PNG, HEIC or WebP image")
+    /// The format and size of `bytes` from the header alone — cheap enough to run on every
+    /// upload before it is stored. Throws when the bytes are not a decodable image of a
+    /// supported format or break `limits`.
+    public static func probe(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageInfo {
+        let format = try sniff(bytes, limits: limits)
+        var result = ac_result()
+        let code: Int32 = bytes.withUnsafeBufferPointer { buffer in
+            switch format {
+            case .jpeg: return ac_jpeg_probe(buffer.baseAddress, buffer.count, &result)
+            case .png: return ac_png_probe(buffer.baseAddress, buffer.count, &result)
+            case .heic: return ac_heif_probe(buffer.baseAddress, buffer.count, &result)
+            case .webp: return ac_webp_probe(buffer.baseAddress, buffer.count, &result)
+            }
         }
+        try check(code, result)
+        var info = ImageInfo(format: format, width: Int(result.source_width), height: Int(result.source_height))
+        if format == .jpeg, ExifOrientation.read(jpeg: bytes).swapsAxes { swap(&info.width, &info.height) }
+        try limits.check(width: info.width, height: info.height)
+        return info
+    }
+
+    /// Decodes JPEG (to RGB), PNG (to RGBA), HEIC and WebP (RGB, or RGBA with alpha), upright:
+    /// a JPEG's EXIF orientation is applied unless `applyOrientation` is false; HEIC comes
+    /// upright from libheif (its own rotation applied, EXIF never applied twice).
+    ///
+    /// `minimumLongSide`: a JPEG may be decoded smaller, in the DCT domain (k/8 of its size,
+    /// much faster than decoding in full and resizing), as long as its long side stays at least
+    /// this. Other formats always decode in full.
+    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
+                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
+        let info = try probe(bytes, limits: limits)
+        var eighths = 8
+        if info.format == .jpeg, let minimumLongSide, minimumLongSide > 0 {
+            let long = max(info.width, info.height)
+            while eighths > 1, long * (eighths - 1) / 8 >= minimumLongSide { eighths -= 1 }
+        }
+        return try decode(bytes, format: info.format, limits: limits, jpegEighths: eighths, applyOrientation: applyOrientation)
+    }
+
+    /// A JPEG decoded at 1/`denominator` of its size (2, 4 or 8) in the DCT domain.
+    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale denominator: Int,
+                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
+        let format = try sniff(bytes, limits: limits)
+        return try decode(bytes, format: format, limits: limits, jpegEighths: 8 / max(1, min(8, denominator)),
+                          applyOrientation: applyOrientation)
+    }
+
+    private static func decode(_ bytes: [UInt8], format: ImageFormat, limits: ImageLimits, jpegEighths: Int,
+                               applyOrientation: Bool) throws(ImageError) -> PixelBuffer {
         var result = ac_result()
         var pixels: UnsafeMutablePointer<UInt8>?
+        var channels: Int32 = format == .png ? 4 : 3
+        let maxPixels = UInt64(limits.maxPixels)
         let code: Int32 = bytes.withUnsafeBufferPointer { buffer in
             switch format {
             case .jpeg:
-                return ac_jpeg_decode(buffer.baseAddress, buffer.count, Int32(jpegScale), UInt64(limits.maxPixels),
+                return ac_jpeg_decode(buffer.baseAddress, buffer.count, Int32(jpegEighths), maxPixels,
                                       Int32(limits.maxScans), &pixels, &result)
-            case .png:
-                return ac_png_decode(buffer.baseAddress, buffer.count, UInt64(limits.maxPixels), &pixels, &result)
-            case .heic, .webp:
-                result.code = Int32(AC_UNSUPPORTED)
-                return Int32(AC_UNSUPPORTED)
+            case .png: return ac_png_decode(buffer.baseAddress, buffer.count, maxPixels, &pixels, &result)
+            case .heic: return ac_heif_decode(buffer.baseAddress, buffer.count, maxPixels, &channels, &pixels, &result)
+            case .webp: return ac_webp_decode(buffer.baseAddress, buffer.count, maxPixels, &channels, &pixels, &result)
             }
         }
         defer { ac_free(pixels) }
-        if format == .heic || format == .webp {
-            throw .unsupportedFormat("\(format.rawValue.uppercased()) images are not decoded by this build yet")
-        }
         try check(code, result)
-        let width = Int(result.width), height = Int(result.height)
-        guard max(Int(result.source_width), Int(result.source_height)) <= limits.maxDimension else {
-            throw .tooLarge("the image is \(result.source_width)x\(result.source_height); the longest side may be \(limits.maxDimension) px")
-        }
-        let channels = format == .png ? 4 : 3
+        try limits.check(width: Int(result.source_width), height: Int(result.source_height))
+        let width = Int(result.width), height = Int(result.height), count = Int(channels)
         guard let pixels, width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
-        let image = PixelBuffer(width: width, height: height, channels: channels,
-                                pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * channels)))
+        let image = PixelBuffer(width: width, height: height, channels: count,
+                                pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * count)))
         guard format == .jpeg, applyOrientation else { return image }
         return image.oriented(ExifOrientation.read(jpeg: bytes))
+    }
+
+    private static func sniff(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> ImageFormat {
+        guard !bytes.isEmpty else { throw .corrupt("the image is empty") }
+        try limits.check(byteCount: bytes.count)
+        guard let format = ImageFormat.sniff(bytes) else {
+            throw .unsupportedFormat("the data is not a JPEG, PNG, HEIC or WebP image")
+        }
+        return format
     }
 
     /// JPEG (alpha dropped), optimised Huffman tables, no metadata; baseline unless `progressive`.
@@ -63,6 +119,29 @@ public enum ImageCodec {
             image.pixels.withUnsafeBufferPointer { buffer in
                 ac_png_encode(buffer.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
                               &out, &size, &result)
+            }
+        }
+    }
+
+    /// WebP of RGB or RGBA pixels: lossy at `quality` 0…100, or lossless.
+    public static func encodeWebP(_ image: PixelBuffer, quality: Int = 90, lossless: Bool = false) throws(ImageError) -> [UInt8] {
+        guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("WebP encoding takes RGB or RGBA pixels") }
+        return try encode { out, size, result in
+            image.pixels.withUnsafeBufferPointer { buffer in
+                ac_webp_encode(buffer.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
+                               Int32(lossless ? 101 : max(0, min(100, quality))), &out, &size, &result)
+            }
+        }
+    }
+
+    /// HEIC (HEVC via x265) of RGB or RGBA pixels at `quality` 0…100. `orientation` is stored
+    /// as the file's own transform (irot/imir boxes), as an iPhone does.
+    public static func encodeHEIC(_ image: PixelBuffer, quality: Int = 90, orientation: ExifOrientation = .up) throws(ImageError) -> [UInt8] {
+        guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("HEIC encoding takes RGB or RGBA pixels") }
+        return try encode { out, size, result in
+            image.pixels.withUnsafeBufferPointer { buffer in
+                ac_heif_encode(buffer.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
+                               Int32(max(0, min(100, quality))), Int32(orientation.rawValue), &out, &size, &result)
             }
         }
     }

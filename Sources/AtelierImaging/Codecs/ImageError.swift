@@ -16,15 +16,3 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 }
-
-/// What an upload may cost before any pixel memory is allocated.
-public struct ImageLimits: Sendable, Equatable {
-    /// Width × height, checked from the header (default 50 MP).
-    public var maxPixels: Int = 50_000_000
-    /// Longest side, checked from the header.
-    public var maxDimension: Int = 20_000
-    /// Progressive JPEG scans (a scan bomb costs a full decode pass each).
-    public var maxScans: Int = 100
-
-    public init() {}
-}

@@ -1,4 +1,4 @@
-// atelier_codecs — a small C layer over libjpeg-turbo and libpng.
+// atelier_codecs — a small C layer over libjpeg-turbo, libpng, libheif and libwebp.
 //
 // Every libjpeg call stays in C: its error handler longjmps, which Swift cannot survive, so
 // errors come back as a code and a message in `ac_result`. Outputs are malloc'd; free them
@@ -27,9 +27,18 @@ typedef struct {
     char message[200];
 } ac_result;
 
-// JPEG → RGB8 (3 bytes per pixel, rows packed). `scale_denom` ∈ {1, 2, 4, 8}: DCT-domain
-// downscaling during decode. `max_scans` bounds progressive scans (decompression bombs).
-int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_denom, uint64_t max_pixels, int max_scans,
+// Probes read only the header: format validity and the size (width/height = source size).
+// Nothing is decoded and no pixel memory allocated. AC_UNSUPPORTED for a valid file we would
+// refuse to decode (CMYK JPEG, animated WebP).
+int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result);
+int ac_png_probe(const uint8_t *data, size_t size, ac_result *result);
+int ac_heif_probe(const uint8_t *data, size_t size, ac_result *result);
+int ac_webp_probe(const uint8_t *data, size_t size, ac_result *result);
+
+// JPEG → RGB8 (3 bytes per pixel, rows packed). `scale_eighths` ∈ 1…8: DCT-domain scaling to
+// scale_eighths/8 of the size during decode (8 = full size). `max_scans` bounds progressive
+// scans (decompression bombs).
+int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
                    uint8_t **pixels, ac_result *result);
 
 // RGB8 (channels 3) or gray (channels 1) → JPEG at `quality` 1…100, baseline or progressive.
@@ -43,6 +52,22 @@ int ac_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, uint8_t
 // RGBA8 (channels 4) or RGB8 (channels 3) → PNG.
 int ac_png_encode(const uint8_t *pixels, int width, int height, int channels,
                   uint8_t **out, size_t *out_size, ac_result *result);
+
+// HEIC/HEIF (primary image, the file's own rotation/mirroring applied by libheif) → RGB8, or
+// RGBA8 when it has alpha; `*channels` says which.
+int ac_heif_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
+                   uint8_t **pixels, ac_result *result);
+// RGB8/RGBA8 → HEIC (HEVC via x265) at `quality` 0…100; `orientation` 1…8 (EXIF numbering)
+// is written as irot/imir boxes, so a decoder shows the pixels turned that way.
+int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int orientation,
+                   uint8_t **out, size_t *out_size, ac_result *result);
+
+// WebP (still; lossy or lossless) → RGB8, or RGBA8 when it has alpha; `*channels` says which.
+int ac_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
+                   uint8_t **pixels, ac_result *result);
+// RGB8/RGBA8 → WebP, lossy at `quality` 0…100, lossless when `quality` > 100.
+int ac_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
+                   uint8_t **out, size_t *out_size, ac_result *result);
 
 void ac_free(void *pointer);
 

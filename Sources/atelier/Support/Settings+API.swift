@@ -1,5 +1,6 @@
 import AtelierAPI
 import AtelierHandlers
+import AtelierImaging
 import AtelierWorker
 import AtelierQueue
 import AtelierStorage
@@ -70,7 +71,29 @@ extension Settings {
         configuration.sseKeepAlive = try duration("ATELIER_SSE_KEEPALIVE") ?? configuration.sseKeepAlive
         guard configuration.sseKeepAlive >= .seconds(1) else { throw QueueError.configuration("ATELIER_SSE_KEEPALIVE must be at least 1s") }
         configuration.accessLog = try bool("ATELIER_ACCESS_LOG") ?? true
+        configuration.imageLimits = try imageLimits()
         return configuration
+    }
+}
+
+extension Settings {
+    /// `ATELIER_IMAGE_MAX_PIXELS` (default 50 MP) and `ATELIER_IMAGE_MAX_SIDE` (20000 px): the
+    /// API refuses larger uploads from their header, and workers check the same on decode.
+    func imageLimits() throws -> ImageLimits {
+        var limits = ImageLimits()
+        if let pixels = try int("ATELIER_IMAGE_MAX_PIXELS") {
+            guard (1_000_000...500_000_000).contains(pixels) else {
+                throw QueueError.configuration("ATELIER_IMAGE_MAX_PIXELS must be within 1000000…500000000, got \(pixels)")
+            }
+            limits.maxPixels = pixels
+        }
+        if let side = try int("ATELIER_IMAGE_MAX_SIDE") {
+            guard (1_000...65_535).contains(side) else {
+                throw QueueError.configuration("ATELIER_IMAGE_MAX_SIDE must be within 1000…65535, got \(side)")
+            }
+            limits.maxDimension = side
+        }
+        return limits
     }
 }
 
@@ -83,6 +106,6 @@ enum BuiltInKinds {
         guard (64...16_384).contains(maxSide) else {
             throw QueueError.configuration("ATELIER_STYLIZE_MAX_SIDE must be within 64…16384, got \(maxSide)")
         }
-        return DiagnosticHandlers.all(blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: maxSide)]
+        return DiagnosticHandlers.all(blobs: blobs) + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]
     }
 }

@@ -29,6 +29,16 @@ enum TestImages {
         return Data(file)
     }
 
+    /// A PNG whose header claims `width`×`height` over a few bytes of (invalid) data: a
+    /// decompression bomb's calling card. Costs nothing to make, must cost nothing to refuse.
+    static func pngHeader(width: Int, height: Int) -> Data {
+        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        file += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0])
+        file += chunk("IDAT", [0x78, 0x01, 0x00, 0x00])
+        file += chunk("IEND", [])
+        return Data(file)
+    }
+
     private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data
         return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))

@@ -1,0 +1,188 @@
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libheif/heif.h>
+
+#include "atelier_codecs.h"
+
+// HEIC/HEIF through libheif (HEVC by libde265). libheif applies the file's own transforms
+// (irot/imir/clap) while decoding, so the pixels come out upright: callers must not apply EXIF
+// orientation again. The primary image's size is known from the boxes before any decoding.
+
+static int ac_heif_code(struct heif_error error) {
+    if (error.code == heif_error_Memory_allocation_error) return AC_NO_MEMORY;
+    if (error.subcode == heif_suberror_Security_limit_exceeded) return AC_TOO_LARGE;
+    if (error.code == heif_error_Unsupported_feature || error.code == heif_error_Unsupported_filetype) return AC_UNSUPPORTED;
+    return AC_CORRUPT;
+}
+
+static int ac_heif_fail(ac_result *result, struct heif_error error, const char *what) {
+    result->code = ac_heif_code(error);
+    snprintf(result->message, sizeof result->message, "%s: %s", what,
+             error.message != NULL && error.message[0] != '\0' ? error.message : "unknown error");
+    return result->code;
+}
+
+// Opens `data` and its primary image; fills source_width/height (after transforms).
+static int ac_heif_open(const uint8_t *data, size_t size, uint64_t max_pixels, struct heif_context **context,
+                        struct heif_image_handle **handle, ac_result *result) {
+    *context = NULL;
+    *handle = NULL;
+    if (size < 12) {
+        result->code = AC_CORRUPT;
+        snprintf(result->message, sizeof result->message, "the HEIC is empty or truncated");
+        return AC_CORRUPT;
+    }
+    *context = heif_context_alloc();
+    if (*context == NULL) {
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "out of memory");
+        return AC_NO_MEMORY;
+    }
+    struct heif_error error = heif_context_read_from_memory_without_copy(*context, data, size, NULL);
+    if (error.code != heif_error_Ok) return ac_heif_fail(result, error, "not a readable HEIC");
+    error = heif_context_get_primary_image_handle(*context, handle);
+    if (error.code != heif_error_Ok) return ac_heif_fail(result, error, "the HEIC has no primary image");
+    int width = heif_image_handle_get_width(*handle), height = heif_image_handle_get_height(*handle);
+    result->source_width = width;
+    result->source_height = height;
+    if (width <= 0 || height <= 0) {
+        result->code = AC_CORRUPT;
+        snprintf(result->message, sizeof result->message, "the HEIC has no pixels");
+        return AC_CORRUPT;
+    }
+    if ((uint64_t)width * (uint64_t)height > max_pixels) {
+        result->code = AC_TOO_LARGE;
+        snprintf(result->message, sizeof result->message, "the image is %dx%d, over the limit of %llu pixels",
+                 width, height, (unsigned long long)max_pixels);
+        return AC_TOO_LARGE;
+    }
+    return AC_OK;
+}
+
+static void ac_heif_close(struct heif_context *context, struct heif_image_handle *handle) {
+    if (handle != NULL) heif_image_handle_release(handle);
+    if (context != NULL) heif_context_free(context);
+}
+
+int ac_heif_probe(const uint8_t *data, size_t size, ac_result *result) {
+    struct heif_context *context;
+    struct heif_image_handle *handle;
+    memset(result, 0, sizeof *result);
+    int code = ac_heif_open(data, size, UINT64_MAX, &context, &handle, result);
+    result->width = result->source_width;
+    result->height = result->source_height;
+    ac_heif_close(context, handle);
+    return code;
+}
+
+int ac_heif_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
+                   uint8_t **pixels, ac_result *result) {
+    struct heif_context *context;
+    struct heif_image_handle *handle;
+    struct heif_image *image = NULL;
+    memset(result, 0, sizeof *result);
+    *pixels = NULL;
+    int code = ac_heif_open(data, size, max_pixels, &context, &handle, result);
+    if (code != AC_OK) {
+        ac_heif_close(context, handle);
+        return code;
+    }
+    int alpha = heif_image_handle_has_alpha_channel(handle);
+    *channels = alpha ? 4 : 3;
+    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
+                                                alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, NULL);
+    if (error.code != heif_error_Ok) {
+        ac_heif_close(context, handle);
+        return ac_heif_fail(result, error, "the HEIC could not be decoded");
+    }
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+    int width = heif_image_get_width(image, heif_channel_interleaved);
+    int height = heif_image_get_height(image, heif_channel_interleaved);
+    size_t row = (size_t)width * (size_t)*channels;
+    uint8_t *output = (plane != NULL && width > 0 && height > 0) ? malloc(row * (size_t)height) : NULL;
+    if (output == NULL) {
+        result->code = plane == NULL ? AC_CORRUPT : AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, plane == NULL ? "the HEIC decoded to no pixels" : "out of memory for the image");
+        heif_image_release(image);
+        ac_heif_close(context, handle);
+        return result->code;
+    }
+    for (int y = 0; y < height; y++) memcpy(output + row * (size_t)y, plane + (size_t)stride * (size_t)y, row);
+    result->width = width;
+    result->height = height;
+    heif_image_release(image);
+    ac_heif_close(context, handle);
+    *pixels = output;
+    return AC_OK;
+}
+
+static struct heif_error ac_heif_collect(struct heif_context *context, const void *data, size_t size, void *userdata) {
+    (void)context;
+    uint8_t **buffer = ((uint8_t ***)userdata)[0];
+    size_t *length = ((size_t **)userdata)[1];
+    uint8_t *grown = realloc(*buffer, *length + size);
+    struct heif_error error = {heif_error_Ok, heif_suberror_Unspecified, "ok"};
+    if (grown == NULL) {
+        error.code = heif_error_Memory_allocation_error;
+        error.message = "out of memory";
+        return error;
+    }
+    memcpy(grown + *length, data, size);
+    *buffer = grown;
+    *length += size;
+    return error;
+}
+
+int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int orientation,
+                   uint8_t **out, size_t *out_size, ac_result *result) {
+    memset(result, 0, sizeof *result);
+    *out = NULL;
+    *out_size = 0;
+    if (width <= 0 || height <= 0 || (channels != 3 && channels != 4)) {
+        result->code = AC_UNSUPPORTED;
+        snprintf(result->message, sizeof result->message, "HEIC encoding takes RGB or RGBA pixels");
+        return AC_UNSUPPORTED;
+    }
+    struct heif_context *context = heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL;
+    struct heif_encoding_options *options = heif_encoding_options_alloc();
+    if (orientation >= 1 && orientation <= 8) options->image_orientation = (enum heif_orientation)orientation;
+    struct heif_error error = heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder);
+    if (error.code != heif_error_Ok) goto fail;
+    heif_encoder_set_lossy_quality(encoder, quality);
+    error = heif_image_create(width, height, heif_colorspace_RGB,
+                              channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &image);
+    if (error.code != heif_error_Ok) goto fail;
+    error = heif_image_add_plane(image, heif_channel_interleaved, width, height, 8);
+    if (error.code != heif_error_Ok) goto fail;
+    int stride = 0;
+    uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &stride);
+    for (int y = 0; y < height; y++) {
+        memcpy(plane + (size_t)stride * (size_t)y, pixels + (size_t)width * (size_t)channels * (size_t)y,
+               (size_t)width * (size_t)channels);
+    }
+    error = heif_context_encode_image(context, image, encoder, options, NULL);
+    if (error.code != heif_error_Ok) goto fail;
+    struct heif_writer writer = {1, ac_heif_collect};
+    void *sink[2] = {out, out_size};
+    error = heif_context_write(context, &writer, sink);
+    if (error.code != heif_error_Ok) goto fail;
+    heif_encoding_options_free(options);
+    heif_image_release(image);
+    heif_encoder_release(encoder);
+    heif_context_free(context);
+    return AC_OK;
+fail:
+    free(*out);
+    *out = NULL;
+    *out_size = 0;
+    heif_encoding_options_free(options);
+    if (image != NULL) heif_image_release(image);
+    if (encoder != NULL) heif_encoder_release(encoder);
+    heif_context_free(context);
+    return ac_heif_fail(result, error, "HEIC encoding failed");
+}

@@ -1,0 +1,112 @@
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <webp/decode.h>
+#include <webp/encode.h>
+
+#include "atelier_codecs.h"
+
+// WebP through libwebp: still images, lossy or lossless, with or without alpha. The size comes
+// from WebPGetFeatures (the bitstream header) before any pixel memory is allocated.
+
+static int ac_webp_features(const uint8_t *data, size_t size, WebPBitstreamFeatures *features, ac_result *result) {
+    VP8StatusCode status = size < 12 ? VP8_STATUS_NOT_ENOUGH_DATA : WebPGetFeatures(data, size, features);
+    if (status != VP8_STATUS_OK) {
+        result->code = status == VP8_STATUS_UNSUPPORTED_FEATURE ? AC_UNSUPPORTED : AC_CORRUPT;
+        snprintf(result->message, sizeof result->message, "%s",
+                 status == VP8_STATUS_NOT_ENOUGH_DATA ? "the WebP is truncated" : "not a valid WebP");
+        return result->code;
+    }
+    result->source_width = features->width;
+    result->source_height = features->height;
+    if (features->has_animation) {
+        result->code = AC_UNSUPPORTED;
+        snprintf(result->message, sizeof result->message, "animated WebP is not supported; send a still image");
+        return AC_UNSUPPORTED;
+    }
+    return AC_OK;
+}
+
+int ac_webp_probe(const uint8_t *data, size_t size, ac_result *result) {
+    WebPBitstreamFeatures features;
+    memset(result, 0, sizeof *result);
+    int code = ac_webp_features(data, size, &features, result);
+    result->width = result->source_width;
+    result->height = result->source_height;
+    return code;
+}
+
+int ac_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
+                   uint8_t **pixels, ac_result *result) {
+    WebPBitstreamFeatures features;
+    memset(result, 0, sizeof *result);
+    *pixels = NULL;
+    int code = ac_webp_features(data, size, &features, result);
+    if (code != AC_OK) return code;
+    if ((uint64_t)features.width * (uint64_t)features.height > max_pixels) {
+        result->code = AC_TOO_LARGE;
+        snprintf(result->message, sizeof result->message, "the image is %dx%d, over the limit of %llu pixels",
+                 features.width, features.height, (unsigned long long)max_pixels);
+        return AC_TOO_LARGE;
+    }
+    *channels = features.has_alpha ? 4 : 3;
+    size_t stride = (size_t)features.width * (size_t)*channels;
+    size_t length = stride * (size_t)features.height;
+    uint8_t *output = malloc(length);
+    if (output == NULL) {
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "out of memory for the image");
+        return AC_NO_MEMORY;
+    }
+    uint8_t *decoded = features.has_alpha ? WebPDecodeRGBAInto(data, size, output, length, (int)stride)
+                                          : WebPDecodeRGBInto(data, size, output, length, (int)stride);
+    if (decoded == NULL) {
+        free(output);
+        result->code = AC_CORRUPT;
+        snprintf(result->message, sizeof result->message, "the WebP is damaged or truncated");
+        return AC_CORRUPT;
+    }
+    result->width = features.width;
+    result->height = features.height;
+    *pixels = output;
+    return AC_OK;
+}
+
+int ac_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
+                   uint8_t **out, size_t *out_size, ac_result *result) {
+    memset(result, 0, sizeof *result);
+    *out = NULL;
+    *out_size = 0;
+    if (width <= 0 || height <= 0 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION || (channels != 3 && channels != 4)) {
+        result->code = AC_UNSUPPORTED;
+        snprintf(result->message, sizeof result->message, "WebP encoding takes RGB or RGBA pixels up to %d px a side", WEBP_MAX_DIMENSION);
+        return AC_UNSUPPORTED;
+    }
+    uint8_t *encoded = NULL;
+    int stride = width * channels;
+    size_t size;
+    if (quality > 100) {
+        size = channels == 4 ? WebPEncodeLosslessRGBA(pixels, width, height, stride, &encoded)
+                             : WebPEncodeLosslessRGB(pixels, width, height, stride, &encoded);
+    } else {
+        size = channels == 4 ? WebPEncodeRGBA(pixels, width, height, stride, (float)quality, &encoded)
+                             : WebPEncodeRGB(pixels, width, height, stride, (float)quality, &encoded);
+    }
+    if (size == 0 || encoded == NULL) {
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "WebP encoding failed");
+        return AC_NO_MEMORY;
+    }
+    // Copy into malloc'd memory so every output is released the same way (ac_free).
+    *out = malloc(size);
+    if (*out != NULL) memcpy(*out, encoded, size);
+    WebPFree(encoded);
+    if (*out == NULL) {
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "out of memory");
+        return AC_NO_MEMORY;
+    }
+    *out_size = size;
+    return AC_OK;
+}

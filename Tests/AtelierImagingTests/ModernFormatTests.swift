@@ -1,0 +1,100 @@
+import AtelierImaging
+import XCTest
+
+/// HEIC (libheif) and WebP (libwebp): round trips, alpha, HEIC's own rotation applied once,
+/// header probes, and damaged files answered with errors.
+final class ModernFormatTests: XCTestCase {
+    let picture = CodecTests.picture(width: 96, height: 64)
+
+    func testWebPRoundTrips() throws {
+        let lossless = try ImageCodec.encodeWebP(picture, lossless: true)
+        XCTAssertEqual(ImageFormat.sniff(lossless), .webp)
+        XCTAssertEqual(try ImageCodec.decode(lossless), picture, "lossless WebP is exact")
+
+        let lossy = try ImageCodec.encodeWebP(picture, quality: 90)
+        let decoded = try ImageCodec.decode(lossy)
+        XCTAssertEqual([decoded.width, decoded.height, decoded.channels], [96, 64, 3])
+        XCTAssertLessThan(CodecTests.meanAbsoluteError(decoded, picture), 4.0)
+
+        let withAlpha = CodecTests.picture(width: 96, height: 64, channels: 4)
+        let rgba = try ImageCodec.decode(try ImageCodec.encodeWebP(withAlpha, lossless: true))
+        XCTAssertEqual(rgba, withAlpha, "alpha survives")
+    }
+
+    func testHEICRoundTrips() throws {
+        let heic = try ImageCodec.encodeHEIC(picture, quality: 90)
+        XCTAssertEqual(ImageFormat.sniff(heic), .heic)
+        let decoded = try ImageCodec.decode(heic)
+        XCTAssertEqual([decoded.width, decoded.height, decoded.channels], [96, 64, 3])
+        XCTAssertLessThan(CodecTests.meanAbsoluteError(decoded, picture), 6.0)
+        XCTAssertEqual(try ImageCodec.probe(heic), ImageInfo(format: .heic, width: 96, height: 64))
+    }
+
+    func testHEICRotationIsAppliedOnceByLibheif() throws {
+        // Stored with irot/imir boxes (as an iPhone stores a portrait shot): decoding must give
+        // the same pixels as our own EXIF rotation of the original — and never rotate again.
+        for orientation in [ExifOrientation.right, .down, .left, .upMirrored] {
+            let heic = try ImageCodec.encodeHEIC(picture, quality: 95, orientation: orientation)
+            let decoded = try ImageCodec.decode(heic)
+            let expected = picture.oriented(orientation)
+            XCTAssertEqual([decoded.width, decoded.height], [expected.width, expected.height], "\(orientation)")
+            XCTAssertLessThan(CodecTests.meanAbsoluteError(decoded, expected), 6.0, "\(orientation)")
+            XCTAssertEqual(try ImageCodec.probe(heic).width, expected.width, "the probe reports the upright size")
+        }
+    }
+
+    func testProbeReadsOnlyTheHeader() throws {
+        let jpeg = try ImageCodec.encodeJPEG(picture)
+        XCTAssertEqual(try ImageCodec.probe(jpeg), ImageInfo(format: .jpeg, width: 96, height: 64))
+        XCTAssertEqual(try ImageCodec.probe(try ImageCodec.encodePNG(picture)), ImageInfo(format: .png, width: 96, height: 64))
+        XCTAssertEqual(try ImageCodec.probe(try ImageCodec.encodeWebP(picture)), ImageInfo(format: .webp, width: 96, height: 64))
+
+        var limits = ImageLimits()
+        limits.maxPixels = 96 * 64 - 1
+        for bytes in [jpeg, try ImageCodec.encodeWebP(picture), try ImageCodec.encodeHEIC(picture)] {
+            XCTAssertThrowsError(try ImageCodec.probe(bytes, limits: limits)) { error in
+                guard case ImageError.tooLarge(let message) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("96x64"), message)
+            }
+        }
+        limits = ImageLimits()
+        limits.maxBytes = 100
+        XCTAssertThrowsError(try ImageCodec.probe(jpeg, limits: limits)) { error in
+            guard case ImageError.tooLarge = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testDecodeForATargetSizeUsesDCTScaling() throws {
+        let jpeg = try ImageCodec.encodeJPEG(CodecTests.picture(width: 800, height: 600))
+        // The smallest k/8 whose long side still reaches the target.
+        for (target, width) in [(800, 800), (700, 700), (650, 700), (500, 500), (300, 300), (100, 100), (10, 100)] {
+            XCTAssertEqual(try ImageCodec.decode(jpeg, minimumLongSide: target).width, width, "target \(target)")
+        }
+        // Other formats decode in full whatever the target.
+        XCTAssertEqual(try ImageCodec.decode(try ImageCodec.encodePNG(picture), minimumLongSide: 10).width, 96)
+    }
+
+    func testDamagedFilesGiveErrorsNotCrashes() throws {
+        let webp = try ImageCodec.encodeWebP(picture)
+        let heic = try ImageCodec.encodeHEIC(picture)
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<2048).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var riffHeader = Array(webp.prefix(12))
+        riffHeader[4] = 0xFF  // a RIFF size far beyond the data
+        let cases: [(String, [UInt8])] = [
+            ("WebP header only", Array(webp.prefix(16))),
+            ("truncated WebP", Array(webp.prefix(webp.count / 2))),
+            ("WebP signature then random", riffHeader + random),
+            ("HEIC ftyp only", Array(heic.prefix(24))),
+            ("truncated HEIC", Array(heic.prefix(heic.count / 2))),
+            ("HEIC ftyp then random", Array(heic.prefix(24)) + random),
+        ]
+        for (name, bytes) in cases {
+            XCTAssertNotNil(ImageFormat.sniff(bytes), "\(name) still looks like its format")
+            XCTAssertThrowsError(try ImageCodec.decode(bytes), name) { error in
+                XCTAssertTrue(error is ImageError, "\(name): \(error)")
+                XCTAssertFalse((error as? ImageError)?.message.isEmpty ?? true, name)
+            }
+        }
+    }
+}
