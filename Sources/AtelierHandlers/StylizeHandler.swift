@@ -4,7 +4,8 @@ import AtelierStorage
 import AtelierWorker
 import Foundation
 
-/// `stylize`: decode → EXIF orientation → cap the long side → style → encode → result blob.
+/// `stylize`: decode (DCT-scaled when the photo is larger than needed) → EXIF orientation →
+/// cap the long side → optional bump/pinch warps → style → encode → result blob.
 /// Progress is reported per stage; cancellation is checked between stages and inside the
 /// pixel work (which runs off the cooperative pool through `JobContext.offload`).
 public struct StylizeHandler: JobHandler {
@@ -28,6 +29,18 @@ public struct StylizeHandler: JobHandler {
         var style_id: String
         var params: [String: Double]?
         var output: String?
+    }
+
+    /// The `warp` list, read apart from the Decodable payload (it is checked by the same
+    /// parser the API uses, which names the bad field).
+    private func distortions(_ context: JobContext) throws -> [Distortion] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(context.job.payload.utf8)) as? [String: Any],
+              let warp = object["warp"], !(warp is NSNull) else { return [] }
+        do {
+            return try Distortion.list(fromJSON: warp)
+        } catch {
+            throw JobFailure.permanent(error.message)
+        }
     }
 
     struct Result: Encodable {
@@ -66,6 +79,7 @@ public struct StylizeHandler: JobHandler {
             default: break
             }
         }
+        let warps = try distortions(context)
         let png = payload.output == "png"
         let input: BlobKey
         do { input = try BlobKey(payload.input.blob) } catch { throw JobFailure.permanent("the input blob key is not valid") }
@@ -74,17 +88,27 @@ public struct StylizeHandler: JobHandler {
         let bytes = try await readInput(input)
         let (limits, maxSide) = (self.limits, self.maxSide)
         try await context.progress(15, step: "decoding")
-        let decoded: PixelBuffer = try await context.offload { _ in
+        let (decoded, factor): (PixelBuffer, Double) = try await context.offload { _ in
             do {
-                return try ImageCodec.decode(bytes, limits: limits).cappingLongSide(maxSide)
+                let upright = try ImageCodec.probe(bytes, limits: limits)
+                let image = try ImageCodec.decode(bytes, limits: limits, minimumLongSide: maxSide).cappingLongSide(maxSide)
+                return (image, Double(image.width) / Double(upright.width))
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
         }
         try context.checkCancellation()
+        var image = decoded
+        if !warps.isEmpty {
+            // Warp coordinates are pixels of the uploaded image: they shrink with it.
+            try await context.progress(30, step: "warping")
+            image = try await context.offload { _ in decoded.distorted(by: warps.map { $0.scaled(by: factor) }) }
+            try context.checkCancellation()
+        }
         try await context.progress(40, step: "stylizing")
         let chosen = parameters
-        let styled = try await context.offload { _ in Stylizer.render(decoded, style: style, parameters: chosen) }
+        let warped = image
+        let styled = try await context.offload { _ in Stylizer.render(warped, style: style, parameters: chosen) }
         try context.checkCancellation()
         try await context.progress(85, step: "encoding")
         let encoded: [UInt8] = try await context.offload { _ in

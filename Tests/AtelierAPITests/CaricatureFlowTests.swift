@@ -44,6 +44,30 @@ final class CaricatureFlowTests: APITestCase {
         XCTAssertLessThan(spread, 12, "sketch output is near-grayscale")
     }
 
+    func testHEICAndWebPUploadsAreStylizedUpright() async throws {
+        var picture = PixelBuffer(width: 160, height: 120, channels: 3, fill: 220)
+        for y in 20..<60 { for x in 20..<80 { picture.pixels[(y * 160 + x) * 3] = 30 } }
+        // An iPhone-style HEIC stored turned (irot): the result must be upright 120 × 160, once.
+        let uploads: [(Data, String, [Int])] = [
+            (Data(try ImageCodec.encodeHEIC(picture, quality: 90, orientation: .right)), "image/heic", [120, 160]),
+            (Data(try ImageCodec.encodeWebP(picture, quality: 90)), "image/webp", [160, 120]),
+        ]
+        // With a bump on the dark square, as a client that cannot warp on device would send.
+        let warp = #"[{"type": "bump", "x": 50, "y": 40, "radius": 30, "scale": 0.5}]"#
+        for (image, type, size) in uploads {
+            let (body, contentType) = multipart([("style_id", "cartoon"), ("output", "png"), ("warp", warp)], image: image,
+                                                filename: "photo", contentType: type)
+            let created = try await request(.POST, "/v1/jobs", body: body, contentType: contentType)
+            XCTAssertEqual(created.status, 200, created.text)
+            let done = try await waitForCompletion(try XCTUnwrap(try created.json()["id"] as? String))
+            XCTAssertEqual(done["status"] as? String, "succeeded", "\(type): \(done)")
+            let download = try await request(.GET, try XCTUnwrap(done["result_url"] as? String), token: .some(nil))
+            XCTAssertEqual(download.header("Content-Type"), "image/png")
+            let result = try ImageCodec.decode([UInt8](download.body))
+            XCTAssertEqual([result.width, result.height], size, type)
+        }
+    }
+
     func testBadStyleRequestsNameTheField() async throws {
         let jpeg = try photo()
         func post(_ fields: [(String, String)]) async throws -> Reply {
@@ -57,6 +81,8 @@ final class CaricatureFlowTests: APITestCase {
             ([("style_id", "sketch"), ("params", #"{"intensity": 0.5"#)], "params"),
             ([("style_id", "sketch"), ("params", "loud")], "params"),
             ([("kind", "stylize")], "style_id"),
+            ([("style_id", "comic"), ("warp", #"[{"type": "bump", "x": 1, "y": 1, "radius": 5, "scale": 3}]"#)], "warp[0].scale"),
+            ([("style_id", "comic"), ("warp", #"[{"type": "twirl", "x": 1, "y": 1, "radius": 5, "scale": 1}]"#)], "warp[0].type"),
         ]
         for (fields, field) in cases {
             let reply = try await post(fields)
