@@ -43,10 +43,12 @@ let package = Package(
             name: "CAtelierCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("heif"), .linkedLibrary("webp")]
         ),
+        // Inner loops Swift does not vectorise (float ↔ byte conversion), in plain C.
+        .target(name: "CAtelierKernels"),
         // Images: pixel buffers, format sniffing, decode with limits, encode.
         .target(
             name: "AtelierImaging",
-            dependencies: ["CAtelierCodecs"]
+            dependencies: ["CAtelierCodecs", "CAtelierKernels"]
         ),
         // Blobs: the BlobStore protocol, the local-directory store, pre-signed URL signing.
         .target(

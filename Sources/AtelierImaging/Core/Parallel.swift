@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Splits `0..<count` rows into one band per core and runs `body(band)` on each, in parallel.
 /// Small jobs run inline: spreading a few rows over threads costs more than it saves.
@@ -7,7 +8,7 @@ enum Parallel {
     static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     static func rows(_ count: Int, minimumPerBand: Int = 16, _ body: (Range<Int>) -> Void) {
-        let bands = min(cores, max(1, count / minimumPerBand))
+        let bands = min(ImagingConcurrency.cores, max(1, count / minimumPerBand))
         if bands <= 1 {
             body(0..<count)
             return
@@ -27,4 +28,18 @@ enum Parallel {
 struct UncheckedSendable<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// How many cores the pixel kernels may use at once (default: all). Benchmarks set it to
+/// compare one core with all of them.
+public enum ImagingConcurrency {
+    private static let storage = Atomic<Int>(0)
+
+    /// 0 (or less) means every core.
+    public static func limit(to cores: Int) { storage.store(cores, ordering: .relaxed) }
+
+    static var cores: Int {
+        let limit = storage.load(ordering: .relaxed)
+        return limit > 0 ? min(limit, Parallel.cores) : Parallel.cores
+    }
 }

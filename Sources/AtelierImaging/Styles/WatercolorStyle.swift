@@ -7,8 +7,8 @@ import Foundation
 ///    boundaries. Window sums come from integral images, so any radius costs the same.
 /// 2. Edge darkening (pigment pools at the rim of a wash): colour × (1 − 0.3·min(1, |∇L| / 80)).
 /// 3. Wash and paper: colours lifted towards white by 12 %, then multiplied by a fixed paper
-///    grain (two octaves of hashed value noise, 0.9…1.0) — deterministic, so the same photo
-///    gives the same painting.
+///    grain (two octaves of hashed value noise, 0.9…1.0, a 256-unit tile made once) —
+///    deterministic, so the same photo gives the same painting.
 public struct WatercolorStyle: Sendable {
     public var intensity: Float
 
@@ -24,63 +24,130 @@ public struct WatercolorStyle: Sendable {
         let gradient = FloatPlane(luma: painted).sobelMagnitude()
         let (w, h) = (rgb.width, rgb.height)
         var out = [UInt8](repeating: 0, count: w * h * 3)
-        for y in 0..<h {
-            for x in 0..<w {
-                let index = y * w + x
-                let rim = 1 - 0.3 * min(1, gradient.values[index] / 80)
-                let paper = 0.9 + 0.1 * Self.paperGrain(x: Float(x) / scale, y: Float(y) / scale)
-                for k in 0..<3 {
-                    let washed = 0.88 * Float(painted.pixels[index * 3 + k]) + 0.12 * 255
-                    out[index * 3 + k] = UInt8(max(0, min(255, washed * rim * paper)))
+        let grain = Self.paperTile, step = 1 / scale
+        painted.pixels.withUnsafeBufferPointer { source in
+            gradient.values.withUnsafeBufferPointer { gradientBuffer in
+                grain.withUnsafeBufferPointer { tile in
+                    out.withUnsafeMutableBufferPointer { target in
+                        let (src, g, paper, dst) = (source.baseAddress!, gradientBuffer.baseAddress!, tile.baseAddress!, target.baseAddress!)
+                        Parallel.rows(h) { rows in
+                            for y in rows {
+                                let paperRow = paper + (Int(Float(y) * step) & (Self.tileSize - 1)) * Self.tileSize
+                                for x in 0..<w {
+                                    let index = y * w + x
+                                    let rim = 1 - 0.3 * min(1, g[index] / 80)
+                                    let factor = rim * paperRow[Int(Float(x) * step) & (Self.tileSize - 1)]
+                                    for k in 0..<3 {
+                                        let washed = 0.88 * Float(src[index * 3 + k]) + 0.12 * 255
+                                        dst[index * 3 + k] = UInt8(max(0, min(255, washed * factor)))
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
         return PixelBuffer(width: w, height: h, channels: 3, pixels: out)
     }
 
-    /// The classic four-quadrant Kuwahara filter on RGB with integral images.
-    static func kuwahara(_ rgb: PixelBuffer, radius r: Int) -> PixelBuffer {
+    static let tileSize = 256
+    /// The paper: 0.9 + 0.1 × ``paperGrain`` over a 256 × 256 tile (in 1024-px units), made
+    /// once and repeated — the grain's periods (24 and 7) are far below the tile's.
+    static let paperTile: [Float] = (0..<(tileSize * tileSize)).map { i in
+        0.9 + 0.1 * paperGrain(x: Float(i % tileSize), y: Float(i / tileSize))
+    }
+
+    /// The classic four-quadrant Kuwahara filter on RGB. Each pixel's four (r+1)×(r+1) quadrant
+    /// windows share sums: a row pass stores every pixel's horizontal window sums of R, G, B, L
+    /// and L² (exact integers; L = Rec. 601 luma 0…255), then each band of columns slides two
+    /// running vertical sums down the image — the windows ending at the pixel's row and those
+    /// starting at it — so any radius costs the same. Pixels beyond the border repeat the edge.
+    public static func kuwahara(_ rgb: PixelBuffer, radius r: Int) -> PixelBuffer {
         let (w, h) = (rgb.width, rgb.height)
-        let stride = w + 1
-        // Integral images of R, G, B, L and L² (Double: sums of squares of 4M pixels overflow Float precision).
-        var sums = [[Double]](repeating: [Double](repeating: 0, count: (w + 1) * (h + 1)), count: 5)
-        for y in 0..<h {
-            var row = [Double](repeating: 0, count: 5)
-            for x in 0..<w {
-                let i = (y * w + x) * 3
-                let red = Double(rgb.pixels[i]), green = Double(rgb.pixels[i + 1]), blue = Double(rgb.pixels[i + 2])
-                let l = 0.299 * red + 0.587 * green + 0.114 * blue
-                row[0] += red; row[1] += green; row[2] += blue; row[3] += l; row[4] += l * l
-                let at = (y + 1) * stride + x + 1
-                for k in 0..<5 { sums[k][at] = sums[k][at - stride] + row[k] }
-            }
-        }
-        func boxSum(_ k: Int, _ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) -> Double {
-            // Inclusive pixel box [x0, x1] × [y0, y1].
-            sums[k][(y1 + 1) * stride + x1 + 1] - sums[k][y0 * stride + x1 + 1] - sums[k][(y1 + 1) * stride + x0] + sums[k][y0 * stride + x0]
-        }
-        var out = [UInt8](repeating: 0, count: w * h * 3)
-        out.withUnsafeMutableBufferPointer { target in
-            let dst = UncheckedSendable(target.baseAddress!)
-            Parallel.rows(h) { rows in
-                for y in rows {
-                    for x in 0..<w {
-                        var best = Double.infinity
-                        var colour = (0.0, 0.0, 0.0)
-                        for (qx, qy) in [(x - r, y - r), (x, y - r), (x - r, y), (x, y)] {
-                            let x0 = max(0, qx), y0 = max(0, qy), x1 = min(w - 1, qx + r), y1 = min(h - 1, qy + r)
-                            let n = Double((x1 - x0 + 1) * (y1 - y0 + 1))
-                            let mean = boxSum(3, x0, y0, x1, y1) / n
-                            let variance = boxSum(4, x0, y0, x1, y1) / n - mean * mean
-                            if variance < best {
-                                best = variance
-                                colour = (boxSum(0, x0, y0, x1, y1) / n, boxSum(1, x0, y0, x1, y1) / n, boxSum(2, x0, y0, x1, y1) / n)
+        let span = w + r          // window starts x0 ∈ −r … w−1, stored at x0 + r
+        let n = Int64((r + 1) * (r + 1)), inverse = 1 / Float(n)
+        // Horizontal sums: 5 interleaved Int32 per window start per row.
+        var horizontal = [Int32](repeating: 0, count: span * h * 5)
+        rgb.pixels.withUnsafeBufferPointer { source in
+            horizontal.withUnsafeMutableBufferPointer { target in
+                let (src, dst) = (source.baseAddress!, target.baseAddress!)
+                Parallel.rows(h) { rows in
+                    var luma = [Int32](repeating: 0, count: w)
+                    luma.withUnsafeMutableBufferPointer { lumaBuffer in
+                        let l = lumaBuffer.baseAddress!
+                        for y in rows {
+                            let row = src + y * w * 3, out = dst + y * span * 5
+                            for x in 0..<w {
+                                let p = row + x * 3
+                                l[x] = (77 * Int32(p[0]) + 150 * Int32(p[1]) + 29 * Int32(p[2]) + 128) >> 8
+                            }
+                            @inline(__always) func pixel(_ x: Int) -> (Int32, Int32, Int32, Int32) {
+                                let c = min(w - 1, max(0, x)), p = row + c * 3
+                                return (Int32(p[0]), Int32(p[1]), Int32(p[2]), l[c])
+                            }
+                            var (sr, sg, sb, sl, sq): (Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0)
+                            for x in -r...0 {
+                                let (pr, pg, pb, pl) = pixel(x)
+                                sr += pr; sg += pg; sb += pb; sl += pl; sq += pl * pl
+                            }
+                            for x0 in -r..<w {
+                                let o = out + (x0 + r) * 5
+                                o[0] = sr; o[1] = sg; o[2] = sb; o[3] = sl; o[4] = sq
+                                let (ar, ag, ab, al) = pixel(x0 + r + 1), (dr, dg, db, dl) = pixel(x0)
+                                sr = sr &+ (ar &- dr); sg = sg &+ (ag &- dg); sb = sb &+ (ab &- db); sl = sl &+ (al &- dl); sq = sq &+ (al &* al &- dl &* dl)
                             }
                         }
-                        let i = (y * w + x) * 3
-                        dst.value[i] = UInt8(min(255, colour.0 + 0.5))
-                        dst.value[i + 1] = UInt8(min(255, colour.1 + 0.5))
-                        dst.value[i + 2] = UInt8(min(255, colour.2 + 0.5))
+                    }
+                }
+            }
+        }
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        horizontal.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                let (hs, dst) = (source.baseAddress!, target.baseAddress!)
+                Parallel.rows(w, minimumPerBand: 64) { columns in
+                    // Window starts x0 from columns.lowerBound − r to columns.upperBound − 1.
+                    let first = columns.lowerBound, count = columns.count + r
+                    // above: rows y−r…y (windows ending at y); below: rows y…y+r (starting at y).
+                    var sums = [Int32](repeating: 0, count: count * 5 * 2)
+                    sums.withUnsafeMutableBufferPointer { sumBuffer in
+                        let above = sumBuffer.baseAddress!, below = above + count * 5
+                        @inline(__always) func line(_ y: Int) -> UnsafePointer<Int32> {
+                            hs + (min(h - 1, max(0, y)) * span + first) * 5
+                        }
+                        for j in 0...r {
+                            let a = line(j - r), b = line(j)
+                            for i in 0..<(count * 5) { above[i] = above[i] &+ a[i]; below[i] = below[i] &+ b[i] }
+                        }
+                        for y in 0..<h {
+                            for x in columns {
+                                // Quadrants: starts x−r and x, in the windows above and below.
+                                let left = (x - first) * 5, right = (x + r - first) * 5
+                                @inline(__always) func spread(_ q: UnsafeMutablePointer<Int32>) -> Int64 {
+                                    let sl = Int64(q[3])
+                                    return n * Int64(q[4]) - sl * sl
+                                }
+                                var pick = above + left, best = spread(pick)
+                                let candidates = (above + right, below + left, below + right)
+                                var v = spread(candidates.0)
+                                if v < best { best = v; pick = candidates.0 }
+                                v = spread(candidates.1)
+                                if v < best { best = v; pick = candidates.1 }
+                                v = spread(candidates.2)
+                                if v < best { pick = candidates.2 }
+                                let o = dst + (y * w + x) * 3
+                                o[0] = UInt8(min(255, Float(pick[0]) * inverse + 0.5))
+                                o[1] = UInt8(min(255, Float(pick[1]) * inverse + 0.5))
+                                o[2] = UInt8(min(255, Float(pick[2]) * inverse + 0.5))
+                            }
+                            let addAbove = line(y + 1), dropAbove = line(y - r), addBelow = line(y + r + 1), dropBelow = line(y)
+                            for i in 0..<(count * 5) {
+                                // Exact in Int32 (sums stay far below 2³¹); wrapping ops vectorise.
+                                above[i] = above[i] &+ (addAbove[i] &- dropAbove[i])
+                                below[i] = below[i] &+ (addBelow[i] &- dropBelow[i])
+                            }
+                        }
                     }
                 }
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtelierImaging
 import AtelierQueue
 import Foundation
 import Logging
@@ -7,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks. Each prints one JSON line per result; ops/bench/queue runs them beside the peers.",
-        subcommands: [QueueBenchCommand.self])
+        subcommands: [QueueBenchCommand.self, ImageBenchCommand.self])
 }
 
 struct QueueBenchCommand: AsyncParsableCommand {
@@ -106,5 +107,26 @@ private func runBenchmark(_ options: DatabaseOptions, connections: Int = 4,
         throw ExitCode.failure
     } catch {
         throw fail(error)
+    }
+}
+
+struct ImageBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image",
+        abstract: "The image pipeline on one photo: decode, decode→2048→JPEG, each style, the whole stylize job (no database).")
+    @Option(help: "A JPEG photo (ops/bench/image uses a 13 MP one).") var photo: String
+    @Option(help: "Cores the pixel kernels may use.") var threads = 2
+    @Option(help: "Timed runs per measurement (after one warm-up).") var runs = 7
+    @Option(help: "Comma-separated: decode, pipeline, style, stylize.") var ops = "decode,pipeline,style,stylize"
+    @Option(help: "Comma-separated styles (default all).") var styles = StyleID.allCases.map(\.rawValue).joined(separator: ",")
+
+    func run() throws {
+        guard let data = FileManager.default.contents(atPath: photo) else { throw ValidationError("cannot read \(photo)") }
+        let chosen = try styles.split(separator: ",").map { name -> StyleID in
+            guard let style = StyleID(rawValue: String(name)) else { throw ValidationError("unknown style \(name)") }
+            return style
+        }
+        try ImageBench(photo: [UInt8](data), threads: max(1, threads), runs: max(1, runs))
+            .run(styles: chosen, ops: Set(ops.split(separator: ",").map(String.init)))
     }
 }

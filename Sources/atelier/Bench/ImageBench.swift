@@ -1,0 +1,95 @@
+import AtelierImaging
+import Foundation
+
+/// `atelier bench image`: the image pipeline on one photo, timed the way
+/// `ops/bench/peers/image_peers.py` times djpeg, Pillow, pyvips and OpenCV, printing the same
+/// JSON lines (`system`, `op`, `threads`, `runs`, `median_ms`, `min_ms`, `width`, `height`).
+struct ImageBench {
+    let photo: [UInt8]
+    let threads: Int
+    let runs: Int
+    /// The stylize job's long side.
+    let side = 2048
+
+    /// One warm-up, then `runs` timed runs.
+    func measure<T>(_ op: String, note: String, size: (T) -> (Int, Int), _ body: () throws -> T) rethrows {
+        var last = try body()
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = ContinuousClock.now
+            last = try body()
+            let elapsed = ContinuousClock.now - start
+            times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        }
+        times.sort()
+        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let (width, height) = size(last)
+        var report = BenchReport(scenario: op)
+        report["op"] = op
+        report["threads"] = threads
+        report["runs"] = runs
+        report["median_ms"] = (median * 10).rounded() / 10
+        report["min_ms"] = ((times.first ?? 0) * 10).rounded() / 10
+        report["width"] = width
+        report["height"] = height
+        report["note"] = note
+        report.print()
+    }
+
+    func run(styles: [StyleID], ops: Set<String>) throws {
+        ImagingConcurrency.limit(to: threads)
+        defer { ImagingConcurrency.limit(to: 0) }
+        let pixelSize: (PixelBuffer) -> (Int, Int) = { ($0.width, $0.height) }
+        if ops.contains("decode") {
+            try measure("decode", note: "ImageCodec.decode, full size, libjpeg-turbo ISLOW IDCT (single-threaded)", size: pixelSize) {
+                try ImageCodec.decode(photo, applyOrientation: false)
+            }
+        }
+        let side = self.side
+        func pipeline() throws -> (PixelBuffer, [UInt8]) {
+            let image = try ImageCodec.decode(photo, minimumLongSide: side).cappingLongSide(side)
+            return (image, try ImageCodec.encodeJPEG(image, quality: 90))
+        }
+        if ops.contains("pipeline") {
+            try measure("pipeline", note: "decode DCT-scaled to the smallest k/8 ≥ 2048 → area resize to 2048 → JPEG q90",
+                        size: { pixelSize($0.0) }) { try pipeline() }
+        }
+        let capped = try ImageCodec.decode(photo, minimumLongSide: side).cappingLongSide(side)
+        if ops.contains("style") {
+            for style in styles {
+                measure("style:\(style.rawValue)", note: "Stylizer.render at intensity 0.5 on the 2048-px image", size: pixelSize) {
+                    Stylizer.render(capped, style: style, parameters: StyleParameters())
+                }
+            }
+        }
+        if ops.contains("filters") {
+            // The building blocks, for profiling the styles (no peer counterpart).
+            let luma = FloatPlane(luma: capped)
+            measure("filter:domain_transform", note: "σs 60, σr 40, 3 iterations, RGB", size: pixelSize) {
+                DomainTransform(sigmaSpatial: 60, sigmaRange: 40).apply(capped)
+            }
+            for sigma: Float in [2, 14] {
+                measure("filter:gaussian_\(Int(sigma))", note: "FloatPlane σ \(sigma)", size: { ($0.width, $0.height) }) {
+                    luma.gaussianBlurred(sigma: sigma)
+                }
+            }
+            measure("filter:luma", note: "FloatPlane(luma:)", size: { ($0.width, $0.height) }) { FloatPlane(luma: capped) }
+            measure("filter:sobel", note: "Sobel magnitude", size: { ($0.width, $0.height) }) { luma.sobelMagnitude() }
+            measure("filter:resize_down_4", note: "area 2048 → 512", size: pixelSize) { capped.resized(width: capped.width / 4, height: capped.height / 4) }
+            let quarter = capped.resized(width: capped.width / 4, height: capped.height / 4)
+            measure("filter:resize_up_4", note: "bilinear 512 → 2048", size: pixelSize) { quarter.resized(width: capped.width, height: capped.height) }
+            measure("filter:kuwahara", note: "radius 11", size: pixelSize) { WatercolorStyle.kuwahara(capped, radius: 11) }
+        }
+        if ops.contains("stylize") {
+            for style in styles {
+                try measure("stylize:\(style.rawValue)", note: "the stylize job without storage: decode → cap 2048 → style → JPEG q90",
+                            size: { ($0.0, $0.1) }) { () throws -> (Int, Int) in
+                    let image = try ImageCodec.decode(photo, minimumLongSide: side).cappingLongSide(side)
+                    let styled = Stylizer.render(image, style: style, parameters: StyleParameters())
+                    _ = try ImageCodec.encodeJPEG(styled, quality: 90)
+                    return (styled.width, styled.height)
+                }
+            }
+        }
+    }
+}
