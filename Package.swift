@@ -96,6 +96,7 @@ let package = Package(
                 "AtelierAPI",
                 "AtelierHandlers",
                 "AtelierImaging",
+                "CAtelierKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

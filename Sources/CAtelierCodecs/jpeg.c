@@ -48,14 +48,12 @@ static void ac_set(ac_result *result, int code, const char *message) {
     snprintf(result->message, sizeof result->message, "%s", message);
 }
 
-int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
-                   uint8_t **pixels, ac_result *result) {
+int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
+                        uint8_t *target, size_t capacity, ac_result *result) {
     struct jpeg_decompress_struct decoder;
     ac_jpeg_error error;
     ac_jpeg_progress progress;
-    uint8_t *volatile output = NULL;
     memset(result, 0, sizeof *result);
-    *pixels = NULL;
     if (size < 4) {
         ac_set(result, AC_CORRUPT, "the JPEG is empty or truncated");
         return AC_CORRUPT;
@@ -66,7 +64,6 @@ int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_eighths, uint64_t
     error.base.emit_message = ac_jpeg_quiet;
     error.code = AC_CORRUPT;
     if (setjmp(error.jump)) {
-        free(output);
         ac_set(result, error.code, error.message);
         jpeg_destroy_decompress(&decoder);
         return result->code;
@@ -99,12 +96,12 @@ int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_eighths, uint64_t
     jpeg_start_decompress(&decoder);
 
     size_t stride = (size_t)decoder.output_width * 3;
-    output = malloc(stride * decoder.output_height);
-    if (output == NULL) {
+    if (target == NULL || stride * decoder.output_height > capacity) {
         error.code = AC_NO_MEMORY;
-        snprintf(error.message, sizeof error.message, "out of memory for a %ux%u image", decoder.output_width, decoder.output_height);
+        snprintf(error.message, sizeof error.message, "the buffer does not fit a %ux%u image", decoder.output_width, decoder.output_height);
         longjmp(error.jump, 1);
     }
+    uint8_t *output = target;
     while (decoder.output_scanline < decoder.output_height) {
         JSAMPROW rows[4];
         int count = 0;
@@ -117,7 +114,6 @@ int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_eighths, uint64_t
     result->height = (int)decoder.output_height;
     jpeg_finish_decompress(&decoder);
     jpeg_destroy_decompress(&decoder);
-    *pixels = output;
     return AC_OK;
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Atelier: AsyncParsableCommand {
@@ -13,6 +14,11 @@ struct Atelier: AsyncParsableCommand {
         version: AtelierVersion.current,
         subcommands: [ServeCommand.self, DevCommand.self, MigrateCommand.self, WorkCommand.self, QueueCommand.self, JobsCommand.self, WorkersCommand.self, TokensCommand.self, StylesCommand.self, BenchCommand.self]
     )
+
+    static func main() async {
+        MemoryTuning.apply(environment: ProcessInfo.processInfo.environment)
+        await main(nil)
+    }
 }
 
 enum AtelierVersion {

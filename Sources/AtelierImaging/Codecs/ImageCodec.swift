@@ -66,15 +66,17 @@ public enum ImageCodec {
 
     private static func decode(_ bytes: [UInt8], format: ImageFormat, limits: ImageLimits, jpegEighths: Int,
                                applyOrientation: Bool) throws(ImageError) -> PixelBuffer {
+        if format == .jpeg {
+            let image = try decodeJPEG(bytes, limits: limits, eighths: jpegEighths)
+            return applyOrientation ? image.oriented(ExifOrientation.read(jpeg: bytes)) : image
+        }
         var result = ac_result()
         var pixels: UnsafeMutablePointer<UInt8>?
         var channels: Int32 = format == .png ? 4 : 3
         let maxPixels = UInt64(limits.maxPixels)
         let code: Int32 = bytes.withUnsafeBufferPointer { buffer in
             switch format {
-            case .jpeg:
-                return ac_jpeg_decode(buffer.baseAddress, buffer.count, Int32(jpegEighths), maxPixels,
-                                      Int32(limits.maxScans), &pixels, &result)
+            case .jpeg: return Int32(AC_UNSUPPORTED)  // decodeJPEG
             case .png: return ac_png_decode(buffer.baseAddress, buffer.count, maxPixels, &pixels, &result)
             case .heic: return ac_heif_decode(buffer.baseAddress, buffer.count, maxPixels, &channels, &pixels, &result)
             case .webp: return ac_webp_decode(buffer.baseAddress, buffer.count, maxPixels, &channels, &pixels, &result)
@@ -87,8 +89,33 @@ public enum ImageCodec {
         guard let pixels, width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
         let image = PixelBuffer(width: width, height: height, channels: count,
                                 pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * count)))
-        guard format == .jpeg, applyOrientation else { return image }
-        return image.oriented(ExifOrientation.read(jpeg: bytes))
+        return image
+    }
+
+    /// libjpeg decodes straight into the pixel buffer's own storage: no second copy of a
+    /// 40 MB image. The header is read first for the size (and the limits).
+    private static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits, eighths: Int) throws(ImageError) -> PixelBuffer {
+        var header = ac_result()
+        try check(bytes.withUnsafeBufferPointer { ac_jpeg_probe($0.baseAddress, $0.count, &header) }, header)
+        try limits.check(width: Int(header.source_width), height: Int(header.source_height))
+        let k = max(1, min(8, eighths))
+        let width = (Int(header.source_width) * k + 7) / 8, height = (Int(header.source_height) * k + 7) / 8
+        guard width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
+        var result = ac_result()
+        var code: Int32 = 0
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { target, initialized in
+            code = bytes.withUnsafeBufferPointer { source in
+                ac_jpeg_decode_into(source.baseAddress, source.count, Int32(k), UInt64(limits.maxPixels), Int32(limits.maxScans),
+                                    target.baseAddress, target.count, &result)
+            }
+            // On failure the contents are never read: the error is thrown below.
+            initialized = target.count
+        }
+        try check(code, result)
+        guard Int(result.width) == width, Int(result.height) == height else {
+            throw .corrupt("the decoder produced \(result.width)x\(result.height), expected \(width)x\(height)")
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
     }
 
     private static func sniff(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> ImageFormat {

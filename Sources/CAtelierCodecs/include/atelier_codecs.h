@@ -35,11 +35,12 @@ int ac_png_probe(const uint8_t *data, size_t size, ac_result *result);
 int ac_heif_probe(const uint8_t *data, size_t size, ac_result *result);
 int ac_webp_probe(const uint8_t *data, size_t size, ac_result *result);
 
-// JPEG → RGB8 (3 bytes per pixel, rows packed). `scale_eighths` ∈ 1…8: DCT-domain scaling to
-// scale_eighths/8 of the size during decode (8 = full size). `max_scans` bounds progressive
-// scans (decompression bombs).
-int ac_jpeg_decode(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
-                   uint8_t **pixels, ac_result *result);
+// JPEG → RGB8 (3 bytes per pixel, rows packed), decoded straight into `target` (`capacity`
+// bytes; it must hold ceil(width·k/8) × ceil(height·k/8) × 3). `scale_eighths` k ∈ 1…8:
+// DCT-domain scaling to k/8 of the size during decode (8 = full size). `max_scans` bounds
+// progressive scans (decompression bombs).
+int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
+                        uint8_t *target, size_t capacity, ac_result *result);
 
 // RGB8 (channels 3) or gray (channels 1) → JPEG at `quality` 1…100, baseline or progressive.
 // No metadata written.
