@@ -53,8 +53,17 @@ public struct ComicStyle: Sendable {
         let quantised = (0..<256).map { UInt8((Float($0) / step).rounded() * step) }
         let toned = quantised.map { UInt8(Float($0) * 0.25) }
         // D = G_σ − τ·G_1.6σ at half size, then the output loop reads it bilinearly.
-        var difference = [Float](repeating: 0, count: hw * hh)
-        for i in difference.indices { difference[i] = narrow.values[i] - tau * wide.values[i] }
+        let difference = [Float](unsafeUninitializedCapacity: hw * hh) { target, initialized in
+            narrow.values.withUnsafeBufferPointer { nb in
+                wide.values.withUnsafeBufferPointer { wb in
+                    let (np, wp, dst) = (nb.baseAddress!, wb.baseAddress!, target.baseAddress!)
+                    Parallel.rows(hh) { rows in
+                        for i in (rows.lowerBound * hw)..<(rows.upperBound * hw) { dst[i] = np[i] - tau * wp[i] }
+                    }
+                }
+            }
+            initialized = hw * hh
+        }
         let out = [UInt8](unsafeUninitializedCapacity: w * h * 3) { target, initialized in
             smooth.pixels.withUnsafeBufferPointer { smoothBuffer in
                 difference.withUnsafeBufferPointer { differenceBuffer in columns.withUnsafeBufferPointer { columnBuffer in
