@@ -94,8 +94,10 @@ int ac_heif_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *c
     struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
                                                 alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, NULL);
     if (error.code != heif_error_Ok) {
+        // The error's message belongs to the context: copy it out before closing.
+        ac_heif_fail(result, error, "the HEIC could not be decoded");
         ac_heif_close(context, handle);
-        return ac_heif_fail(result, error, "the HEIC could not be decoded");
+        return result->code;
     }
     int stride = 0;
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
@@ -177,6 +179,7 @@ int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, i
     heif_context_free(context);
     return AC_OK;
 fail:
+    ac_heif_fail(result, error, "HEIC encoding failed");  // before the context owning the message goes
     free(*out);
     *out = NULL;
     *out_size = 0;
@@ -184,5 +187,5 @@ fail:
     if (image != NULL) heif_image_release(image);
     if (encoder != NULL) heif_encoder_release(encoder);
     heif_context_free(context);
-    return ac_heif_fail(result, error, "HEIC encoding failed");
+    return result->code;
 }

