@@ -112,7 +112,8 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierImagingTests",
-            dependencies: ["AtelierImaging"]
+            dependencies: ["AtelierImaging"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "AtelierAPITests",

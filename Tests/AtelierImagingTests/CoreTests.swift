@@ -45,4 +45,19 @@ final class CoreTests: XCTestCase {
         let image = PixelBuffer(width: 4, height: 1, channels: 3, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 200, 200, 200])
         XCTAssertEqual(image.grayscale().pixels, [76, 150, 29, 200])
     }
+
+    func testCropCopiesTheRectangleAndClipsToTheImage() throws {
+        let image = CodecTests.picture(width: 40, height: 30)
+        let crop = try XCTUnwrap(image.cropped(x: 5, y: 7, width: 10, height: 4))
+        XCTAssertEqual([crop.width, crop.height, crop.channels], [10, 4, 3])
+        for y in 0..<4 {
+            for x in 0..<10 {
+                let a = ((y + 7) * 40 + x + 5) * 3, b = (y * 10 + x) * 3
+                XCTAssertEqual(Array(image.pixels[a..<a + 3]), Array(crop.pixels[b..<b + 3]))
+            }
+        }
+        XCTAssertEqual(image.cropped(x: 35, y: -5, width: 20, height: 10).map { [$0.width, $0.height] }, [5, 5], "clipped")
+        XCTAssertNil(image.cropped(x: 40, y: 0, width: 5, height: 5), "outside")
+        XCTAssertEqual(image.cropped(x: 0, y: 0, width: 40, height: 30), image)
+    }
 }

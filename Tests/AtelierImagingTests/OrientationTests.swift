@@ -1,4 +1,5 @@
 import AtelierImaging
+import Foundation
 import XCTest
 
 /// Every EXIF orientation on a real JPEG: the same compressed pixels with each APP1 Exif
@@ -46,8 +47,22 @@ final class OrientationTests: XCTestCase {
         }
     }
 
+    /// A real photo (Tests/AtelierImagingTests/Fixtures), read from the source tree.
+    static func realPhoto() throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/dragonfly-192x144.jpg")
+        return [UInt8](try Data(contentsOf: url))
+    }
+
+    func testEveryOrientationOnARealPhoto() throws {
+        try checkEveryOrientation(of: try Self.realPhoto())
+    }
+
     func testEveryOrientationInBothByteOrders() throws {
-        let jpeg = try ImageCodec.encodeJPEG(CodecTests.picture(width: 48, height: 32), quality: 90)
+        try checkEveryOrientation(of: try ImageCodec.encodeJPEG(CodecTests.picture(width: 48, height: 32), quality: 90))
+    }
+
+    func checkEveryOrientation(of jpeg: [UInt8]) throws {
         let stored = try ImageCodec.decode(jpeg)
         XCTAssertEqual(ExifOrientation.read(jpeg: jpeg), .up)
         for orientation in 1...8 {
