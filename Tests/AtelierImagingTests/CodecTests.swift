@@ -55,6 +55,20 @@ final class CodecTests: XCTestCase {
         XCTAssertLessThan(low.count, high.count, "quality trades size")
     }
 
+    func testEncodedResultsCarryNoMetadata() throws {
+        // A photo with EXIF in, our encoders out: no APP1 (EXIF/XMP), no text chunks.
+        let tagged = Array((try ImageCodec.encodeJPEG(Self.picture()))[0..<2]) + OrientationTests.exifSegment(6, littleEndian: true)
+            + Array((try ImageCodec.encodeJPEG(Self.picture()))[2...])
+        let decoded = try ImageCodec.decode(tagged)
+        let jpeg = try ImageCodec.encodeJPEG(decoded)
+        XCTAssertFalse(zip(jpeg, jpeg.dropFirst()).contains { $0 == 0xFF && $1 == 0xE1 }, "no APP1 segment")
+        XCTAssertEqual(ExifOrientation.read(jpeg: jpeg), .up)
+        let png = try ImageCodec.encodePNG(decoded)
+        for chunk in ["eXIf", "tEXt", "iTXt", "zTXt"] {
+            XCTAssertNil(png.firstRange(of: Array(chunk.utf8)), chunk)
+        }
+    }
+
     func testJPEGDCTScalingDecodesSmaller() throws {
         let jpeg = try ImageCodec.encodeJPEG(Self.picture(width: 200, height: 120))
         for (scale, size) in [(1, [200, 120]), (2, [100, 60]), (4, [50, 30]), (8, [25, 15])] {

@@ -84,9 +84,11 @@ paths:
         Multipart (`image` file part, `kind`, `options` JSON object; any other text field becomes
         an option, JSON objects parsed — the Caricature app sends `params` and `style_id`, and a
         `style_id` without `kind` means `stylize`) or JSON (`kind`, `options`, base64 `image`).
-        The image format is detected from its bytes. Everything is checked before anything is
-        stored. A repeated `Idempotency-Key` from the same owner returns the first job
-        (with `Idempotent-Replayed: true`).
+        The image format (JPEG, PNG, HEIC, WebP) is detected from its bytes and its size read
+        from its header before anything is stored: over ATELIER_IMAGE_MAX_PIXELS (50 MP) or
+        ATELIER_IMAGE_MAX_SIDE (20000 px) → 413, another format → 415, a damaged header → 400
+        with `details.field = image`. A repeated `Idempotency-Key` from the same owner returns
+        the first job (with `Idempotent-Replayed: true`).
       parameters:
         - { name: Idempotency-Key, in: header, required: false, schema: { type: string, maxLength: 255 } }
         - { name: X-Request-ID, in: header, required: false, schema: { type: string, maxLength: 128 } }
@@ -100,8 +102,15 @@ paths:
                 image: { type: string, format: binary }
                 kind: { type: string }
                 options: { type: string, description: JSON object }
-                params: { type: string, description: "Caricature app: JSON {intensity, eyes, nose, mouth, jaw}" }
-                style_id: { type: string }
+                params: { type: string, description: "stylize: JSON {intensity, eyes, nose, mouth, jaw}, each 0…1" }
+                style_id: { type: string, enum: [cartoon, sketch, pop_art, watercolor, comic] }
+                output: { type: string, enum: [jpeg, png], description: "stylize: the result's format (default jpeg)" }
+                warp:
+                  type: string
+                  description: |
+                    stylize: JSON list (at most 32) of {type: bump|pinch, x, y, radius, scale}, pixels of
+                    the upright upload, origin top-left; bump scale −1…1, pinch scale 0…2 (Core Image's
+                    CIBumpDistortion / CIPinchDistortion), applied in order before the style.
           application/json:
             schema:
               type: object
