@@ -43,6 +43,13 @@ let package = Package(
             name: "CAtelierCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("heif"), .linkedLibrary("webp")]
         ),
+        // CBLAS from Debian's libopenblas-dev.
+        .systemLibrary(name: "COpenBLAS", path: "Sources/COpenBLAS"),
+        // Sentence embeddings: safetensors, WordPiece, the MiniLM forward pass on BLAS.
+        .target(
+            name: "AtelierEmbeddings",
+            dependencies: ["COpenBLAS"]
+        ),
         // Inner loops Swift does not vectorise (float ↔ byte conversion), in plain C.
         .target(name: "CAtelierKernels"),
         // Images: pixel buffers, format sniffing, decode with limits, encode.
@@ -113,6 +120,11 @@ let package = Package(
         .testTarget(
             name: "AtelierImagingTests",
             dependencies: ["AtelierImaging"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "AtelierEmbeddingsTests",
+            dependencies: ["AtelierEmbeddings"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

