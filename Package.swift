@@ -50,6 +50,15 @@ let package = Package(
             name: "AtelierEmbeddings",
             dependencies: ["COpenBLAS"]
         ),
+        // Semantic search: indexed items and their vectors in PostgreSQL (pgvector).
+        .target(
+            name: "AtelierSearch",
+            dependencies: [
+                "AtelierQueue",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Inner loops Swift does not vectorise (float ↔ byte conversion), in plain C.
         .target(name: "CAtelierKernels"),
         // Images: pixel buffers, format sniffing, decode with limits, encode.
@@ -124,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierEmbeddingsTests",
-            dependencies: ["AtelierEmbeddings"],
+            dependencies: ["AtelierEmbeddings", "AtelierSearch", "AtelierQueue", "AtelierTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
