@@ -112,6 +112,7 @@ let package = Package(
                 "AtelierAPI",
                 "AtelierHandlers",
                 "AtelierImaging",
+                "AtelierEmbeddings",
                 "CAtelierKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

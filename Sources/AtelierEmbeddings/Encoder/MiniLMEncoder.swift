@@ -39,6 +39,11 @@ public final class MiniLMEncoder: Sendable {
 
     /// Loads `model.safetensors`, `vocab.txt`, `config.json` and `sentence_bert_config.json`
     /// from `directory` (ATELIER_MODEL_DIR).
+    /// Caps the threads OpenBLAS uses for the matrix products (its own pool, process-wide).
+    public static func limitThreads(to count: Int) {
+        openblas_set_num_threads(Int32(max(1, count)))
+    }
+
     public init(modelDirectory directory: URL) throws(EmbeddingError) {
         for name in ["model.safetensors", "vocab.txt", "config.json"]
         where !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) {
@@ -136,34 +141,17 @@ public final class MiniLMEncoder: Sendable {
         let h = configuration.hiddenSize, heads = configuration.heads, d = h / heads, rows = b * l
         let q = Self.apply(layer.query, x, rows: rows), k = Self.apply(layer.key, x, rows: rows), v = Self.apply(layer.value, x, rows: rows)
         var context = [Float](repeating: 0, count: rows * h)
-        var scores = [Float](repeating: 0, count: l * l)
         let scale = 1 / Float(d).squareRoot()
         q.withUnsafeBufferPointer { qb in k.withUnsafeBufferPointer { kb in v.withUnsafeBufferPointer { vb in
-        context.withUnsafeMutableBufferPointer { cb in scores.withUnsafeMutableBufferPointer { sb in
-            let s = sb.baseAddress!
+        context.withUnsafeMutableBufferPointer { cb in
             for item in 0..<b {
-                let valid = lengths[item]
                 for head in 0..<heads {
                     let offset = item * l * h + head * d
-                    // scores = Q Kᵀ / √d over this item's rows and this head's columns.
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(l), Int32(l), Int32(d), scale,
-                                qb.baseAddress! + offset, Int32(h), kb.baseAddress! + offset, Int32(h), 0, s, Int32(l))
-                    // Softmax over the real keys; padded keys get weight 0.
-                    for row in 0..<l {
-                        let r = s + row * l
-                        var peak = -Float.infinity
-                        for c in 0..<valid { peak = max(peak, r[c]) }
-                        var total: Float = 0
-                        for c in 0..<valid { r[c] = expf(r[c] - peak); total += r[c] }
-                        let inverse = 1 / total
-                        for c in 0..<valid { r[c] *= inverse }
-                        for c in valid..<l { r[c] = 0 }
-                    }
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(l), Int32(d), Int32(l), 1,
-                                s, Int32(l), vb.baseAddress! + offset, Int32(h), 0, cb.baseAddress! + offset, Int32(h))
+                    Self.attend(q: qb.baseAddress! + offset, k: kb.baseAddress! + offset, v: vb.baseAddress! + offset,
+                                out: cb.baseAddress! + offset, stride: h, headSize: d, length: l, valid: lengths[item], scale: scale)
                 }
             }
-        } } } } }
+        } } } }
         var attended = Self.apply(layer.attentionOutput, context, rows: rows)
         for index in attended.indices { attended[index] += x[index] }
         Self.layerNorm(&attended, rows: rows, width: h, layer.attentionNorm, epsilon: configuration.layerNormEpsilon)
@@ -176,6 +164,48 @@ public final class MiniLMEncoder: Sendable {
         for index in output.indices { output[index] += attended[index] }
         Self.layerNorm(&output, rows: rows, width: h, layer.outputNorm, epsilon: configuration.layerNormEpsilon)
         return output
+    }
+
+    /// One head of one text: softmax(Q Kᵀ · scale, over the `valid` real keys) V, for every
+    /// query row. Rows are `stride` floats apart; the head's `headSize` columns are contiguous.
+    /// These products are tiny (length × 32): plain SIMD loops beat a BLAS call's set-up.
+    static func attend(q: UnsafePointer<Float>, k: UnsafePointer<Float>, v: UnsafePointer<Float>, out: UnsafeMutablePointer<Float>,
+                       stride: Int, headSize d: Int, length l: Int, valid: Int, scale: Float) {
+        var weights = [Float](repeating: 0, count: valid)
+        weights.withUnsafeMutableBufferPointer { wb in
+            let w = wb.baseAddress!
+            for row in 0..<l {
+                let query = q + row * stride
+                var peak = -Float.infinity
+                for key in 0..<valid {
+                    let score = dot(query, k + key * stride, count: d) * scale
+                    w[key] = score
+                    peak = max(peak, score)
+                }
+                var total: Float = 0
+                for key in 0..<valid { w[key] = expf(w[key] - peak); total += w[key] }
+                let inverse = 1 / total
+                let target = out + row * stride
+                for j in 0..<d { target[j] = 0 }
+                for key in 0..<valid {
+                    let weight = w[key] * inverse, value = v + key * stride
+                    for j in 0..<d { target[j] += weight * value[j] }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
+        var sum = SIMD8<Float>()
+        var i = 0
+        while i + 8 <= count {
+            sum += UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self) * UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<Float>.self)
+            i += 8
+        }
+        var total = sum.sum()
+        while i < count { total += a[i] * b[i]; i += 1 }
+        return total
     }
 
     /// `input` [rows, in] · Wᵀ + b → [rows, out].

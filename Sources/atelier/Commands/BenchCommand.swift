@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtelierEmbeddings
 import AtelierImaging
 import AtelierQueue
 import Foundation
@@ -8,7 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks. Each prints one JSON line per result; ops/bench/queue runs them beside the peers.",
-        subcommands: [QueueBenchCommand.self, ImageBenchCommand.self])
+        subcommands: [QueueBenchCommand.self, ImageBenchCommand.self, EmbedBenchCommand.self])
 }
 
 struct QueueBenchCommand: AsyncParsableCommand {
@@ -128,5 +129,43 @@ struct ImageBenchCommand: ParsableCommand {
         }
         try ImageBench(photo: [UInt8](data), threads: max(1, threads), runs: max(1, runs))
             .run(styles: chosen, ops: Set(ops.split(separator: ",").map(String.init)))
+    }
+}
+
+struct EmbedBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "embed",
+        abstract: "Sentences per second of the MiniLM encoder for batches of 1, 8 and 64 short sentences (no database).")
+    @Option(help: "The model folder (default $ATELIER_MODEL_DIR).") var model: String?
+    @Option(help: "Comma-separated batch sizes.") var batches = "1,8,64"
+    @Option(help: "Sentences embedded per measurement.") var sentences = 256
+    @Option(help: "Timed runs per batch size (after one warm-up).") var runs = 5
+    @Option(help: "Threads OpenBLAS may use (its own pool).") var threads = 2
+
+    func run() throws {
+        guard let directory = model ?? ProcessInfo.processInfo.environment["ATELIER_MODEL_DIR"] else {
+            throw ValidationError("set ATELIER_MODEL_DIR or --model to the MiniLM folder")
+        }
+        MiniLMEncoder.limitThreads(to: threads)
+        let encoder = try MiniLMEncoder(modelDirectory: URL(fileURLWithPath: directory))
+        let texts = EmbedBenchCommand.sentences(sentences)
+        for size in batches.split(separator: ",").compactMap({ Int($0) }) {
+            let bench = ImageBench(photo: [], threads: threads, runs: runs)
+            bench.measure("embed:batch_\(size)", note: "\(texts.count) short sentences in batches of \(size); OpenBLAS threads \(threads)",
+                          size: { _ in (texts.count, size) }) {
+                for start in stride(from: 0, to: texts.count, by: size) {
+                    _ = encoder.embed(Array(texts[start..<min(texts.count, start + size)]), batchSize: size)
+                }
+            }
+        }
+    }
+
+    /// Short photo-caption-like sentences (8–16 words), the same every run.
+    static func sentences(_ count: Int) -> [String] {
+        let subjects = ["A red sunset", "A grey cat", "The old bridge", "Two children", "A busy street", "Fresh bread", "A snowy peak", "The harbour"]
+        let verbs = ["glows over", "sleeps beside", "stretches across", "play near", "fills with", "cools on", "rises above", "shines under"]
+        let objects = ["the calm sea at dusk", "a sunny window in spring", "the river in morning fog", "the fountain in the park",
+                       "taxis and neon signs", "a wooden rack in the bakery", "the quiet valley", "the evening lights"]
+        return (0..<count).map { i in "\(subjects[i % 8]) \(verbs[(i / 8) % 8]) \(objects[(i / 64) % 8]), photo \(i)." }
     }
 }
