@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "AtelierQueue",
                 "AtelierStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -86,7 +87,7 @@ let package = Package(
         // Job handlers of the real kinds (stylize …), registered by the executable.
         .target(
             name: "AtelierHandlers",
-            dependencies: ["AtelierWorker", "AtelierImaging", "AtelierStorage", "AtelierQueue"]
+            dependencies: ["AtelierWorker", "AtelierImaging", "AtelierStorage", "AtelierQueue", "AtelierEmbeddings", "AtelierSearch"]
         ),
         // The HTTP front: jobs API, SSE, result downloads, tokens, health, metrics, OpenAPI.
         .target(
@@ -95,6 +96,8 @@ let package = Package(
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierImaging",
+                "AtelierSearch",
+                "AtelierEmbeddings",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
@@ -141,7 +144,7 @@ let package = Package(
             name: "AtelierAPITests",
             dependencies: [
                 "AtelierAPI", "AtelierQueue", "AtelierStorage", "AtelierWorker", "AtelierTestSupport",
-                "AtelierHandlers", "AtelierImaging",
+                "AtelierHandlers", "AtelierImaging", "AtelierEmbeddings",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
             ]

@@ -107,6 +107,7 @@ struct JobIntake: Sendable {
             throw APIError.validation("options are larger than \(JobSubmission.maxOptionsBytes) bytes", field: "options")
         }
         try kind.validate(submission.options)
+        try kind.validateWithImage?(submission.options, image != nil)
         return (kind, submission.options, image)
     }
 }

@@ -13,6 +13,8 @@ public struct JobKind: Sendable {
     public var maxAttempts: Int
     /// Checks the options (a JSON object) and throws ``APIError/validation(_:field:)`` naming the field.
     public var validate: @Sendable (_ options: [String: Any]) throws -> Void
+    /// The same, for kinds whose options depend on whether an image came with them.
+    public var validateWithImage: (@Sendable (_ options: [String: Any], _ hasImage: Bool) throws -> Void)?
 
     public init(name: String, image: ImageRule, queue: String = "default", priority: Int = Priority.normal,
                 maxAttempts: Int = 5, validate: @escaping @Sendable (_ options: [String: Any]) throws -> Void = { _ in }) {

@@ -205,6 +205,55 @@ paths:
             text/event-stream: { schema: { type: string } }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+  /v1/search:
+    post:
+      summary: Semantic search over the caller's indexed items
+      description: |
+        The query is embedded by all-MiniLM-L6-v2 in the API process and compared with the
+        caller's items (indexed by `index` jobs: a `text`, or an image with its `caption`) by
+        cosine similarity on pgvector. `similarity` is the cosine clamped to 0…1. 503 when the
+        API process has no model (ATELIER_MODEL_DIR unset).
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [query]
+              additionalProperties: false
+              properties:
+                query: { type: string, maxLength: 2000 }
+                top_k: { type: integer, minimum: 1, maximum: 100, default: 5 }
+                collection: { type: string }
+                min_similarity: { type: number, minimum: 0, maximum: 1, default: 0 }
+      responses:
+        "200":
+          description: the nearest items, most similar first
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  query: { type: string }
+                  total: { type: integer }
+                  results:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        id: { type: string, format: uuid }
+                        collection: { type: string }
+                        source_kind: { type: string, enum: [image, text] }
+                        source_key: { type: string }
+                        job_id: { type: string, format: uuid, nullable: true }
+                        image_path: { type: string, nullable: true }
+                        text: { type: string }
+                        caption: { type: string, nullable: true }
+                        similarity: { type: number, minimum: 0, maximum: 1 }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Error" }
 components:
   securitySchemes:
     appToken: { type: apiKey, in: header, name: X-App-Token }

@@ -1,4 +1,6 @@
+import AtelierEmbeddings
 import AtelierQueue
+import AtelierSearch
 import AtelierStorage
 import Foundation
 import Hummingbird
@@ -25,10 +27,13 @@ public final class APIServer: Sendable {
     let hub: EventHub
     let kinds: JobKindCatalog
     let logger: Logger
+    /// The embedding model for `/v1/search` (nil: search answers 503 naming ATELIER_MODEL_DIR).
+    let encoder: MiniLMEncoder?
 
     public init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
-                blobs: (any BlobStore)? = nil, logger: Logger) throws {
+                blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger) throws {
         self.configuration = configuration
+        self.encoder = encoder
         self.queue = queue
         self.kinds = kinds
         self.logger = logger
@@ -63,6 +68,7 @@ public final class APIServer: Sendable {
         v1.add(middleware: AuthMiddleware(authenticator: authenticator))
         JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits), cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
+        SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger)).register(on: v1)
         return router
     }
 

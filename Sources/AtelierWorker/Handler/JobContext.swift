@@ -2,6 +2,7 @@ import AtelierQueue
 import Foundation
 import Logging
 import NIOPosix
+import PostgresNIO
 import Synchronization
 
 /// Why a running attempt is being stopped.
@@ -54,6 +55,9 @@ public struct JobContext: Sendable {
     }
 
     /// Decodes the payload; a payload that does not fit is a permanent failure naming the problem.
+    /// The worker's connection pool, for handlers that keep data of their own (the vector store).
+    public var database: PostgresClient { queue.client }
+
     public func payload<T: Decodable>(as type: T.Type) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(job.payload.utf8))

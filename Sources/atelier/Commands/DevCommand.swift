@@ -63,7 +63,7 @@ struct DevCommand: AsyncParsableCommand {
 
             let apiQueue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
             let server = try APIServer(configuration: configuration, queue: apiQueue, kinds: BuiltInKinds.catalog,
-                                       blobs: blobs, logger: logger)
+                                       blobs: blobs, encoder: try settings.embeddingModel(), logger: logger)
             server.announce()
             let base = configuration.baseURL
             let app = try server.makeApplication(services: workers) { _ in

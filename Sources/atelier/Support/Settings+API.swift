@@ -1,10 +1,12 @@
 import AtelierAPI
+import AtelierEmbeddings
 import AtelierHandlers
 import AtelierImaging
 import AtelierWorker
 import AtelierQueue
 import AtelierStorage
 import Foundation
+import Synchronization
 
 extension Settings {
     func bool(_ name: String) throws -> Bool? {
@@ -97,15 +99,47 @@ extension Settings {
     }
 }
 
+extension Settings {
+    /// The MiniLM model from `ATELIER_MODEL_DIR`, loaded once per process; nil (with a warning)
+    /// when the setting is absent, so a process without the model still runs everything else.
+    /// A setting that points at no model is a start-up error naming it.
+    func embeddingModel() throws -> MiniLMEncoder? {
+        guard let directory = string("ATELIER_MODEL_DIR"), !directory.isEmpty else {
+            FileHandle.standardError.write(Data("atelier: ATELIER_MODEL_DIR is not set: index jobs are not run and /v1/search answers 503 (./ops/run sets it)\n".utf8))
+            return nil
+        }
+        do {
+            return try EmbeddingModelCache.shared(URL(fileURLWithPath: directory))
+        } catch {
+            throw QueueError.configuration("ATELIER_MODEL_DIR=\(directory): \(error)")
+        }
+    }
+}
+
+/// One model per process, however many places ask for it (`atelier dev` runs API and worker).
+enum EmbeddingModelCache {
+    private static let loaded = Mutex<[String: MiniLMEncoder]>([:])
+
+    static func shared(_ directory: URL) throws -> MiniLMEncoder {
+        if let encoder = loaded.withLock({ $0[directory.path] }) { return encoder }
+        let encoder = try MiniLMEncoder(modelDirectory: directory)
+        loaded.withLock { $0[directory.path] = encoder }
+        return encoder
+    }
+}
+
 /// The job kinds this build's workers run, as the API accepts them, and their handlers.
 enum BuiltInKinds {
-    static var catalog: JobKindCatalog { JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize]) }
+    static var catalog: JobKindCatalog { JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index]) }
 
     static func handlers(blobs: any BlobStore, settings: Settings) throws -> [any JobHandler] {
         let maxSide = try settings.int("ATELIER_STYLIZE_MAX_SIDE") ?? 2048
         guard (64...16_384).contains(maxSide) else {
             throw QueueError.configuration("ATELIER_STYLIZE_MAX_SIDE must be within 64…16384, got \(maxSide)")
         }
-        return DiagnosticHandlers.all(blobs: blobs) + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]
+        var handlers: [any JobHandler] = DiagnosticHandlers.all(blobs: blobs)
+            + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]
+        if let encoder = try settings.embeddingModel() { handlers.append(IndexHandler(encoder: encoder)) }
+        return handlers
     }
 }

@@ -1,3 +1,4 @@
+import AtelierEmbeddings
 import AsyncHTTPClient
 import AtelierAPI
 import AtelierHandlers
@@ -28,6 +29,9 @@ class APITestCase: DatabaseTestCase {
     /// Override with false to run the API without the in-process worker.
     var runsWorker: Bool { true }
 
+    /// Override to give the API and the worker the embedding model (search and `index`).
+    var embeddingModel: MiniLMEncoder? { nil }
+
     /// Override to change the server's settings before it starts.
     func configure(_ configuration: inout APIConfiguration) {}
 
@@ -48,12 +52,13 @@ class APITestCase: DatabaseTestCase {
         // The API runs its own pool (as in production); the worker shares the test database's.
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
-                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize]),
-                               blobs: blobs, logger: logger)
+                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index]),
+                               blobs: blobs, encoder: embeddingModel, logger: logger)
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)
-        let handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512)]
+        var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512)]
+        if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel)) }
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)
         let port = PortBox()

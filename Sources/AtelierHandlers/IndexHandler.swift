@@ -1,0 +1,60 @@
+import AtelierEmbeddings
+import AtelierQueue
+import AtelierSearch
+import AtelierWorker
+import Foundation
+
+/// `index`: a text (or an uploaded image's caption) → MiniLM embedding → upsert into the
+/// vector store under the job's owner. Indexing the same `source_key` again replaces the row.
+/// The result names the row and what was embedded: `{id, collection, source_key, source_kind,
+/// text, caption?, image_path?, embedding_dim}`.
+public struct IndexHandler: JobHandler {
+    public let kind = "index"
+    let encoder: MiniLMEncoder
+
+    public init(encoder: MiniLMEncoder) {
+        self.encoder = encoder
+    }
+
+    public var timeout: Duration? { .seconds(60) }
+
+    struct Result: Encodable {
+        var id: UUID
+        var collection: String
+        var source_key: String
+        var source_kind: String
+        var text: String
+        var caption: String?
+        var image_path: String?
+        var embedding_dim: Int
+    }
+
+    public func run(_ context: JobContext) async throws -> JobResult {
+        guard let options = try? JSONSerialization.jsonObject(with: Data(context.job.payload.utf8)) as? [String: Any] else {
+            throw JobFailure.permanent("the index job's payload is not a JSON object")
+        }
+        let input = options["input"] as? [String: Any]
+        let request: IndexRequest
+        do {
+            request = try IndexRequest.parse(options.filter { $0.key != "input" }, hasImage: input != nil)
+        } catch {
+            throw JobFailure.permanent(error.message)
+        }
+        try await context.progress(20, step: "embedding")
+        let text = request.text
+        let vector = try await context.offload { _ in encoder.embed(text) }
+        try context.checkCancellation()
+        try await context.progress(70, step: "storing")
+        let imagePath = request.imagePath ?? (input?["blob"] as? String).map { "source/" + ($0.split(separator: "/").last.map(String.init) ?? $0) }
+        let sourceKey = request.sourceKey ?? (request.isImage ? "job:\(context.job.id):\(imagePath ?? "image")" : "job:\(context.job.id)")
+        let store = VectorStore(client: context.database, logger: context.logger)
+        let id = try await store.upsert(NewIndexedItem(
+            owner: context.job.owner, collection: request.collection, sourceKind: request.isImage ? "image" : "text",
+            sourceKey: sourceKey, jobID: context.job.id, imagePath: request.isImage ? imagePath : nil, text: request.text,
+            metadata: request.metadata, embedding: vector))
+        return try .encode(Result(id: id, collection: request.collection, source_key: sourceKey,
+                                  source_kind: request.isImage ? "image" : "text", text: request.text,
+                                  caption: request.isImage ? request.text : nil, image_path: request.isImage ? imagePath : nil,
+                                  embedding_dim: vector.count))
+    }
+}

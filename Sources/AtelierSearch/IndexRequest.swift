@@ -1,0 +1,79 @@
+import Foundation
+
+/// An `index` job's options, checked the same way by the API (before storing) and the worker:
+/// - text input: `text` (1…8000 characters) — a document, a knowledge point, a caption;
+/// - image input: the uploaded image plus `caption` (1…2000 characters; until the caption
+///   provider exists the client supplies it), and optionally `image_path`;
+/// - `collection` (default `default`; letters, digits, `_ . -`, ≤ 64), `source_key` (what is
+///   indexed: indexing the same key again replaces the row; ≤ 200 printable characters; by
+///   default the job's own id), `metadata` (a JSON object ≤ 8 KB).
+public struct IndexRequest: Sendable, Equatable {
+    public var text: String
+    public var isImage: Bool
+    public var imagePath: String?
+    public var collection: String
+    public var sourceKey: String?
+    public var metadata: String
+
+    public struct Invalid: Error, Sendable, Equatable {
+        public var field: String
+        public var message: String
+    }
+
+    public static let maxTextLength = 8000
+    public static let maxCaptionLength = 2000
+
+    public static func parse(_ options: [String: Any], hasImage: Bool) throws(Invalid) -> IndexRequest {
+        func string(_ key: String) throws(Invalid) -> String? {
+            guard let value = options[key], !(value is NSNull) else { return nil }
+            guard let text = value as? String else { throw Invalid(field: key, message: "\(key) must be a string") }
+            return text
+        }
+        let text: String
+        if hasImage {
+            guard let caption = try string("caption")?.trimmingCharacters(in: .whitespacesAndNewlines), !caption.isEmpty else {
+                throw Invalid(field: "caption", message: "indexing an image needs its caption (captions are not generated yet)")
+            }
+            guard caption.count <= maxCaptionLength else {
+                throw Invalid(field: "caption", message: "caption is longer than \(maxCaptionLength) characters")
+            }
+            if options["text"] != nil { throw Invalid(field: "text", message: "send either an image with a caption or a text, not both") }
+            text = caption
+        } else {
+            guard let body = try string("text")?.trimmingCharacters(in: .whitespacesAndNewlines), !body.isEmpty else {
+                throw Invalid(field: "text", message: "text is required (or upload an image with a caption)")
+            }
+            guard body.count <= maxTextLength else { throw Invalid(field: "text", message: "text is longer than \(maxTextLength) characters") }
+            text = body
+        }
+        let collection = try string("collection") ?? "default"
+        guard (1...64).contains(collection.count),
+              collection.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "_.-".unicodeScalars.contains($0) }) else {
+            throw Invalid(field: "collection", message: "collection must be 1–64 letters, digits, '_', '.' or '-'")
+        }
+        let sourceKey = try string("source_key")
+        if let sourceKey {
+            guard (1...200).contains(sourceKey.count), !sourceKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw Invalid(field: "source_key", message: "source_key must be 1–200 printable characters")
+            }
+        }
+        let imagePath = try string("image_path")
+        if let imagePath {
+            guard hasImage else { throw Invalid(field: "image_path", message: "image_path names an uploaded image: send the image") }
+            guard (1...200).contains(imagePath.count), !imagePath.hasPrefix("/"), !imagePath.contains(".."), !imagePath.contains("\\"),
+                  !imagePath.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw Invalid(field: "image_path", message: "image_path must be a relative name like source/photo.jpg (no '..')")
+            }
+        }
+        var metadata = "{}"
+        if let value = options["metadata"], !(value is NSNull) {
+            guard value is [String: Any], let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]),
+                  data.count <= 8192 else {
+                throw Invalid(field: "metadata", message: "metadata must be a JSON object of at most 8 KB")
+            }
+            metadata = String(decoding: data, as: UTF8.self)
+        }
+        return IndexRequest(text: text, isImage: hasImage, imagePath: imagePath, collection: collection,
+                            sourceKey: sourceKey, metadata: metadata)
+    }
+}
