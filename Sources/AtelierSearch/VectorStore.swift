@@ -61,7 +61,7 @@ public struct VectorStore: Sendable {
     }
 
     /// pgvector's text form, `[0.1,0.2,…]`.
-    static func literal(_ vector: [Float]) -> String {
+    public static func literal(_ vector: [Float]) -> String {
         "[" + vector.map { String($0) }.joined(separator: ",") + "]"
     }
 

@@ -9,7 +9,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks. Each prints one JSON line per result; ops/bench/queue runs them beside the peers.",
-        subcommands: [QueueBenchCommand.self, ImageBenchCommand.self, EmbedBenchCommand.self])
+        subcommands: [QueueBenchCommand.self, ImageBenchCommand.self, EmbedBenchCommand.self, SearchBenchCommand.self])
 }
 
 struct QueueBenchCommand: AsyncParsableCommand {
@@ -167,5 +167,26 @@ struct EmbedBenchCommand: ParsableCommand {
         let objects = ["the calm sea at dusk", "a sunny window in spring", "the river in morning fog", "the fountain in the park",
                        "taxis and neon signs", "a wooden rack in the bakery", "the quiet valley", "the evening lights"]
         return (0..<count).map { i in "\(subjects[i % 8]) \(verbs[(i / 8) % 8]) \(objects[(i / 64) % 8]), photo \(i)." }
+    }
+}
+
+struct SearchBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Query embed + pgvector search latency over N stored vectors (a scratch database; it is migrated first).")
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "The model folder (default $ATELIER_MODEL_DIR).") var model: String?
+    @Option(help: "Vectors to store (kept between runs on the same database).") var vectors = 100_000
+    @Option(help: "Searches to time.") var samples = 300
+
+    func run() async throws {
+        guard let directory = model ?? ProcessInfo.processInfo.environment["ATELIER_MODEL_DIR"] else {
+            throw ValidationError("set ATELIER_MODEL_DIR or --model to the MiniLM folder")
+        }
+        let encoder = try MiniLMEncoder(modelDirectory: URL(fileURLWithPath: directory))
+        MiniLMEncoder.limitThreads(to: 1)
+        try await runBenchmark(database, connections: 4) { scenarios in
+            try await SearchBench(queue: scenarios.queue, encoder: encoder, count: vectors, samples: samples).run()
+        }
     }
 }
