@@ -29,6 +29,29 @@ public struct IndexHandler: JobHandler {
         var embedding_dim: Int
     }
 
+    /// A document's current question and answer (the last edit wins whatever order jobs run in);
+    /// a deleted document stores nothing.
+    func indexDocument(_ id: UUID, _ context: JobContext) async throws -> JobResult {
+        let documents = DocumentStore(client: context.database, logger: context.logger)
+        guard let document = try await documents.find(id: id, owner: context.job.owner) else {
+            return try .encode(["document_id": id.uuidString.lowercased(), "skipped": "the document no longer exists"])
+        }
+        try await context.progress(20, step: "embedding")
+        let text = document.text
+        let vector = try await context.offload { _ in encoder.embed(text) }
+        try context.checkCancellation()
+        try await context.progress(70, step: "storing")
+        let store = VectorStore(client: context.database, logger: context.logger)
+        let metadata = "{\"document_id\": \"\(id.uuidString.lowercased())\"}"
+        guard let row = try await store.upsert(NewIndexedItem(
+            owner: context.job.owner, collection: document.collection, sourceKind: "text", sourceKey: document.sourceKey,
+            jobID: context.job.id, text: text, metadata: metadata, embedding: vector), onlyIfDocument: id) else {
+            return try .encode(["document_id": id.uuidString.lowercased(), "skipped": "the document was deleted meanwhile"])
+        }
+        return try .encode(Result(id: row, collection: document.collection, source_key: document.sourceKey, source_kind: "text",
+                                  text: text, caption: nil, image_path: nil, embedding_dim: vector.count))
+    }
+
     public func run(_ context: JobContext) async throws -> JobResult {
         guard let options = try? JSONSerialization.jsonObject(with: Data(context.job.payload.utf8)) as? [String: Any] else {
             throw JobFailure.permanent("the index job's payload is not a JSON object")
@@ -40,6 +63,7 @@ public struct IndexHandler: JobHandler {
         } catch {
             throw JobFailure.permanent(error.message)
         }
+        if let documentID = request.documentID { return try await indexDocument(documentID, context) }
         try await context.progress(20, step: "embedding")
         let text = request.text
         let vector = try await context.offload { _ in encoder.embed(text) }

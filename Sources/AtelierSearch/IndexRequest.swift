@@ -14,6 +14,9 @@ public struct IndexRequest: Sendable, Equatable {
     public var collection: String
     public var sourceKey: String?
     public var metadata: String
+    /// Set by the documents API: the text is the document's current question and answer, read
+    /// when the job runs.
+    public var documentID: UUID?
 
     public struct Invalid: Error, Sendable, Equatable {
         public var field: String
@@ -28,6 +31,12 @@ public struct IndexRequest: Sendable, Equatable {
             guard let value = options[key], !(value is NSNull) else { return nil }
             guard let text = value as? String else { throw Invalid(field: key, message: "\(key) must be a string") }
             return text
+        }
+        if let document = try string("document_id") {
+            guard let id = UUID(uuidString: document), !hasImage, options.keys.allSatisfy({ $0 == "document_id" }) else {
+                throw Invalid(field: "document_id", message: "document_id must be a document's id, alone")
+            }
+            return IndexRequest(text: "", isImage: false, imagePath: nil, collection: "", sourceKey: nil, metadata: "{}", documentID: id)
         }
         let text: String
         if hasImage {
@@ -74,6 +83,6 @@ public struct IndexRequest: Sendable, Equatable {
             metadata = String(decoding: data, as: UTF8.self)
         }
         return IndexRequest(text: text, isImage: hasImage, imagePath: imagePath, collection: collection,
-                            sourceKey: sourceKey, metadata: metadata)
+                            sourceKey: sourceKey, metadata: metadata, documentID: nil)
     }
 }

@@ -69,18 +69,28 @@ public struct VectorStore: Sendable {
     /// (re-indexing a source keeps its id). Returns the row's id.
     @discardableResult
     public func upsert(_ item: NewIndexedItem) async throws -> UUID {
+        guard let id = try await upsert(item, onlyIfDocument: nil) else { throw VectorStoreError.noRowReturned }
+        return id
+    }
+
+    /// The same, but for a document's text: stored only while the owner's document `documentID`
+    /// exists (its row is share-locked, so a delete running at the same moment either comes
+    /// first — nothing is stored — or waits, then removes this vector too). nil: no document.
+    public func upsert(_ item: NewIndexedItem, onlyIfDocument documentID: UUID?) async throws -> UUID? {
         let vector = Self.literal(item.embedding)
         let rows = try await client.query("""
             INSERT INTO indexed_items (id, owner, collection, source_kind, source_key, job_id, image_path, text, metadata, embedding)
-            VALUES (\(UUID()), \(item.owner), \(item.collection), \(item.sourceKind), \(item.sourceKey), \(item.jobID),
-                    \(item.imagePath), \(item.text), \(item.metadata)::jsonb, \(vector)::vector)
+            SELECT \(UUID()), \(item.owner), \(item.collection), \(item.sourceKind), \(item.sourceKey), \(item.jobID),
+                   \(item.imagePath), \(item.text), \(item.metadata)::jsonb, \(vector)::vector
+            WHERE \(documentID)::uuid IS NULL
+               OR EXISTS (SELECT 1 FROM documents WHERE id = \(documentID) AND owner = \(item.owner) FOR SHARE)
             ON CONFLICT (owner, collection, source_key) DO UPDATE SET
                 source_kind = EXCLUDED.source_kind, job_id = EXCLUDED.job_id, image_path = EXCLUDED.image_path,
                 text = EXCLUDED.text, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding, updated_at = now()
             RETURNING id
             """, logger: logger)
         for try await id in rows.decode(UUID.self) { return id }
-        throw VectorStoreError.noRowReturned
+        return nil
     }
 
     /// The owner's `limit` items nearest to `query` (unit length), most similar first, within

@@ -254,6 +254,84 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
         "503": { $ref: "#/components/responses/Error" }
+  /v1/documents:
+    post:
+      summary: Create a knowledge point (question + answer); an index job embeds it
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [question, answer]
+              additionalProperties: false
+              properties:
+                question: { type: string, maxLength: 4000 }
+                answer: { type: string, maxLength: 8000 }
+                collection: { type: string, default: documents }
+                metadata: { type: object, additionalProperties: true }
+      responses:
+        "201": { description: "the document, with index_job_id", content: { application/json: { schema: { $ref: "#/components/schemas/Document" } } } }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+    get:
+      summary: The caller's documents, newest first (page, limit, collection)
+      parameters:
+        - { name: page, in: query, required: false, schema: { type: integer, minimum: 1, default: 1 } }
+        - { name: limit, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
+        - { name: collection, in: query, required: false, schema: { type: string } }
+      responses:
+        "200": { description: "{data: [Document], pagination}" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /v1/documents/search:
+    post:
+      summary: Documents by meaning (defaults top_k 3, min_similarity 0.6)
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [query]
+              properties:
+                query: { type: string }
+                top_k: { type: integer, minimum: 1, maximum: 50, default: 3 }
+                min_similarity: { type: number, minimum: 0, maximum: 1, default: 0.6 }
+                collection: { type: string, default: documents }
+      responses:
+        "200": { description: "{query, results: [{document, similarity}], total}" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "503": { $ref: "#/components/responses/Error" }
+  /v1/documents/{id}:
+    parameters:
+      - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+    get:
+      summary: One document (`indexed` says whether its vector is stored)
+      responses:
+        "200": { description: the document, content: { application/json: { schema: { $ref: "#/components/schemas/Document" } } } }
+        "404": { $ref: "#/components/responses/Error" }
+    put:
+      summary: Change question, answer or metadata; re-indexed by a new job (the last edit wins)
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              properties:
+                question: { type: string }
+                answer: { type: string }
+                metadata: { type: object, additionalProperties: true }
+      responses:
+        "200": { description: "the document, with index_job_id" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "404": { $ref: "#/components/responses/Error" }
+    delete:
+      summary: Delete the document and its vector
+      responses:
+        "204": { description: deleted }
+        "404": { $ref: "#/components/responses/Error" }
 components:
   securitySchemes:
     appToken: { type: apiKey, in: header, name: X-App-Token }
@@ -290,6 +368,18 @@ components:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }
   schemas:
+    Document:
+      type: object
+      properties:
+        id: { type: string, format: uuid }
+        collection: { type: string }
+        question: { type: string }
+        answer: { type: string }
+        metadata: { type: object, additionalProperties: true }
+        indexed: { type: boolean }
+        index_job_id: { type: string, format: uuid, nullable: true }
+        created_at: { type: string, format: date-time }
+        updated_at: { type: string, format: date-time }
     Error:
       type: object
       required: [error, message]

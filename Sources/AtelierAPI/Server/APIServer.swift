@@ -69,6 +69,8 @@ public final class APIServer: Sendable {
         JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits), cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
         SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger)).register(on: v1)
+        DocumentsController(queue: queue, documents: DocumentStore(client: queue.client, logger: logger),
+                            vectors: VectorStore(client: queue.client, logger: logger), encoder: encoder).register(on: v1)
         return router
     }
 

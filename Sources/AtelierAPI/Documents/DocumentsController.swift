@@ -1,0 +1,246 @@
+import AtelierEmbeddings
+import AtelierQueue
+import AtelierSearch
+import Foundation
+import Hummingbird
+
+/// Text documents — knowledge points of a question and its answer (CONTRACTS §5):
+/// `POST/GET/PUT/DELETE /v1/documents[/{id}]`, each write followed by an `index` job that
+/// embeds the document's current text; `POST /v1/documents/search` finds them by meaning with
+/// the knowledge-point defaults (top 3, similarity ≥ 0.6).
+struct DocumentsController: Sendable {
+    let queue: JobQueue
+    let documents: DocumentStore
+    let vectors: VectorStore
+    let encoder: MiniLMEncoder?
+
+    static let maxQuestion = 4000, maxAnswer = 8000
+
+    func register(on group: RouterGroup<APIRequestContext>) {
+        group.post("documents", use: create)
+        group.get("documents", use: list)
+        group.post("documents/search", use: search)
+        group.get("documents/:id", use: show)
+        group.put("documents/:id", use: update)
+        group.delete("documents/:id", use: delete)
+    }
+
+    struct View: Encodable {
+        var id: String
+        var collection: String
+        var question: String
+        var answer: String
+        var metadata: AnyJSON
+        var indexed: Bool
+        var index_job_id: String?
+        var created_at: Date
+        var updated_at: Date
+
+        init(_ document: Document, indexJob: UUID? = nil) {
+            id = document.id.uuidString.lowercased()
+            collection = document.collection
+            question = document.question
+            answer = document.answer
+            metadata = AnyJSON(document.metadata)
+            indexed = document.indexed
+            index_job_id = indexJob?.uuidString.lowercased()
+            created_at = document.createdAt
+            updated_at = document.updatedAt
+        }
+    }
+
+    /// A JSON text passed through as JSON.
+    struct AnyJSON: Encodable {
+        let text: String
+        init(_ text: String) { self.text = text }
+        func encode(to encoder: Encoder) throws {
+            let value = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+            var container = encoder.singleValueContainer()
+            try container.encode(JSONValue(value))
+        }
+    }
+
+    struct Page: Encodable {
+        var data: [View]
+        var pagination: JobPage.Pagination
+    }
+
+    static func body(_ request: Request) async throws -> [String: Any] {
+        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
+            throw APIError.validation("the body must be a JSON object like {\"question\": \"…\", \"answer\": \"…\"}")
+        }
+        return object
+    }
+
+    static func text(_ object: [String: Any], _ field: String, max: Int, required: Bool) throws -> String? {
+        guard let value = object[field], !(value is NSNull) else {
+            if required { throw APIError.validation("\(field) is required", field: field) }
+            return nil
+        }
+        guard let text = (value as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.count <= max else {
+            throw APIError.validation("\(field) must be a non-empty string of at most \(max) characters", field: field)
+        }
+        return text
+    }
+
+    static func metadata(_ object: [String: Any]) throws -> String? {
+        guard let value = object["metadata"], !(value is NSNull) else { return nil }
+        guard value is [String: Any], let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]),
+              data.count <= 8192 else {
+            throw APIError.validation("metadata must be a JSON object of at most 8 KB", field: "metadata")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func checkFields(_ object: [String: Any], allowed: Set<String>) throws {
+        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+            throw APIError.validation("unknown field \(unknown.prefix(40)); fields are \(allowed.sorted().joined(separator: ", "))",
+                                      field: String(unknown.prefix(64)))
+        }
+    }
+
+    func documentID(_ context: APIRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else {
+            throw APIError.notFound("no such document")
+        }
+        return id
+    }
+
+    func enqueueIndex(_ id: UUID, owner: String, requestID: String) async throws -> UUID {
+        let payload = "{\"document_id\": \"\(id.uuidString.lowercased())\"}"
+        return try await queue.enqueue(NewJob(kind: "index", payload: payload, owner: owner, requestID: requestID)).id
+    }
+
+    @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let object = try await Self.body(request)
+        try Self.checkFields(object, allowed: ["question", "answer", "collection", "metadata"])
+        let question = try Self.text(object, "question", max: Self.maxQuestion, required: true)!
+        let answer = try Self.text(object, "answer", max: Self.maxAnswer, required: true)!
+        let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
+        guard collection.unicodeScalars.allSatisfy({ ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "_.-".unicodeScalars.contains($0) }) else {
+            throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
+        }
+        let document = try await documents.create(owner: principal.owner, collection: collection, question: question,
+                                                  answer: answer, metadata: try Self.metadata(object) ?? "{}")
+        let job: UUID
+        do {
+            job = try await enqueueIndex(document.id, owner: principal.owner, requestID: context.requestID)
+        } catch {
+            _ = try? await documents.delete(id: document.id, owner: principal.owner)
+            throw error
+        }
+        return try JobsController.json(View(document, indexJob: job), status: .created)
+    }
+
+    @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let query = request.uri.queryParameters
+        let page = try JobsController.integer(query["page"].map(String.init), name: "page", default: 1, range: 1...1_000_000)
+        let limit = try JobsController.integer(query["limit"].map(String.init), name: "limit", default: 20, range: 1...100)
+        let (found, total) = try await documents.list(owner: principal.owner, collection: query["collection"].map(String.init),
+                                                      limit: limit, offset: (page - 1) * limit)
+        let pages = total == 0 ? 0 : (total + limit - 1) / limit
+        return try JobsController.json(Page(data: found.map { View($0) },
+                                            pagination: .init(page: page, limit: limit, total: total, pages: pages,
+                                                              hasNextPage: page < pages, hasPreviousPage: page > 1)))
+    }
+
+    @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        guard let document = try await documents.find(id: try documentID(context), owner: principal.owner) else {
+            throw APIError.notFound("no such document")
+        }
+        return try JobsController.json(View(document))
+    }
+
+    @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try documentID(context)
+        let object = try await Self.body(request)
+        try Self.checkFields(object, allowed: ["question", "answer", "metadata"])
+        let question = try Self.text(object, "question", max: Self.maxQuestion, required: false)
+        let answer = try Self.text(object, "answer", max: Self.maxAnswer, required: false)
+        let metadata = try Self.metadata(object)
+        guard question != nil || answer != nil || metadata != nil else {
+            throw APIError.validation("send question, answer or metadata to change")
+        }
+        guard let document = try await documents.update(id: id, owner: principal.owner, question: question, answer: answer,
+                                                        metadata: metadata) else {
+            throw APIError.notFound("no such document")
+        }
+        let job = try await enqueueIndex(id, owner: principal.owner, requestID: context.requestID)
+        return try JobsController.json(View(document, indexJob: job))
+    }
+
+    @Sendable func delete(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        guard try await documents.delete(id: try documentID(context), owner: principal.owner) else {
+            throw APIError.notFound("no such document")
+        }
+        return Response(status: .noContent)
+    }
+
+    struct Match: Encodable {
+        var document: View
+        var similarity: Double
+    }
+
+    struct Answer: Encodable {
+        var query: String
+        var results: [Match]
+        var total: Int
+    }
+
+    @Sendable func search(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let object = try await Self.body(request)
+        try Self.checkFields(object, allowed: ["query", "top_k", "min_similarity", "collection"])
+        let query = try Self.text(object, "query", max: SearchController.maxQueryLength, required: true)!
+        let topK = try SearchController.integer(object["top_k"], field: "top_k", range: 1...50) ?? 3
+        let minimum = try SearchController.number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0.6
+        let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
+        guard let encoder else {
+            throw APIError.unavailable("search is not available: ATELIER_MODEL_DIR is not set on this API process")
+        }
+        let items = try await vectors.search(owner: principal.owner, query: encoder.embed(query), limit: topK,
+                                             collection: collection, minSimilarity: minimum)
+        var matches: [Match] = []
+        for item in items where item.sourceKey.hasPrefix("document:") {
+            guard let id = UUID(uuidString: String(item.sourceKey.dropFirst("document:".count))),
+                  let document = try await documents.find(id: id, owner: principal.owner) else { continue }
+            matches.append(Match(document: View(document), similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000))
+        }
+        return try JobsController.json(Answer(query: query, results: matches, total: matches.count))
+    }
+}
+
+/// Any JSON value, for passing stored JSON through an Encodable view.
+enum JSONValue: Encodable {
+    case object([String: JSONValue]), array([JSONValue]), string(String), number(Double), bool(Bool), null
+
+    init(_ value: Any) {
+        switch value {
+        case let object as [String: Any]: self = .object(object.mapValues(JSONValue.init))
+        case let array as [Any]: self = .array(array.map(JSONValue.init))
+        case let string as String: self = .string(string)
+        case let number as NSNumber:
+            // JSON booleans come back as NSNumbers of type "c" (char); numbers as "i", "q" or "d".
+            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
+        default: self = .null
+        }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .object(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+}

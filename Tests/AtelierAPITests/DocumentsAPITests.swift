@@ -1,0 +1,115 @@
+import AtelierAPI
+import AtelierEmbeddings
+import NIOHTTP1
+import Foundation
+import XCTest
+
+/// Knowledge points (CONTRACTS §5) over HTTP with the real model: create → indexed by a job →
+/// found by meaning with the defaults (top 3, similarity ≥ 0.6); an edit re-indexes (the last
+/// text wins); delete removes the vector too; owners are isolated; bad input is named.
+final class DocumentsAPITests: APITestCase {
+    override var embeddingModel: MiniLMEncoder? { SearchAPITests.model }
+
+    override func setUp() async throws {
+        guard SearchAPITests.model != nil else {
+            throw XCTSkip("ATELIER_MODEL_DIR is not set: run the tests with ./ops/test, which installs the model")
+        }
+        try await super.setUp()
+    }
+
+    func send(_ method: HTTPMethod, _ path: String, _ object: [String: Any], token: String?? = .none) async throws -> Reply {
+        try await request(method, path, token: token, body: try JSONSerialization.data(withJSONObject: object),
+                          contentType: "application/json")
+    }
+
+    func create(_ question: String, _ answer: String) async throws -> [String: Any] {
+        let reply = try await send(.POST, "/v1/documents", ["question": question, "answer": answer, "metadata": ["deck": "help", "ok": true]])
+        XCTAssertEqual(reply.status, 201, reply.text)
+        let body = try reply.json()
+        let job = try XCTUnwrap(body["index_job_id"] as? String)
+        let done = try await waitForCompletion(job)
+        XCTAssertEqual(done["status"] as? String, "succeeded", "\(done)")
+        return body
+    }
+
+    func testCreateSearchEditDelete() async throws {
+        let reset = try await create("How do I reset my password?", "Open Settings, tap Account, then Reset Password.")
+        _ = try await create("How long do refunds take?", "Refunds arrive within five business days.")
+        _ = try await create("Can I export photos at full resolution?", "Yes: File, Export, Original.")
+        let id = try XCTUnwrap(reset["id"] as? String)
+        XCTAssertEqual((reset["metadata"] as? [String: Any])?["ok"] as? Bool, true, "metadata passes through as JSON")
+
+        let shown = try await request(.GET, "/v1/documents/\(id)").json()
+        XCTAssertEqual(shown["indexed"] as? Bool, true)
+        let listed = try await request(.GET, "/v1/documents?limit=2").json()
+        XCTAssertEqual((listed["data"] as? [Any])?.count, 2)
+        XCTAssertEqual((listed["pagination"] as? [String: Any])?["total"] as? Int, 3)
+
+        var found = try await send(.POST, "/v1/documents/search", ["query": "I forgot my password"]).json()
+        var results = try XCTUnwrap(found["results"] as? [[String: Any]])
+        XCTAssertEqual(results.count, 1, "only the close match passes 0.6: \(found)")
+        XCTAssertEqual((results.first?["document"] as? [String: Any])?["id"] as? String, id)
+        XCTAssertGreaterThanOrEqual(results.first?["similarity"] as? Double ?? 0, 0.6)
+
+        // Edit: re-indexed with the new text.
+        let edited = try await send(.PUT, "/v1/documents/\(id)", ["answer": "Ask your administrator to reset it."])
+        XCTAssertEqual(edited.status, 200, edited.text)
+        let job = try XCTUnwrap(try edited.json()["index_job_id"] as? String)
+        _ = try await waitForCompletion(job)
+        let text = try await db.scalar("SELECT text FROM indexed_items WHERE source_key = \("document:" + id)", as: String.self)
+        XCTAssertTrue(text.hasSuffix("Ask your administrator to reset it."), text)
+
+        // Another owner sees nothing.
+        let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
+        let bobs = try await send(.POST, "/v1/documents/search", ["query": "I forgot my password"], token: bob).json()
+        XCTAssertEqual((bobs["results"] as? [Any])?.count, 0)
+        let bobShow = try await request(.GET, "/v1/documents/\(id)", token: bob)
+        XCTAssertEqual(bobShow.status, 404)
+        let bobDelete = try await request(.DELETE, "/v1/documents/\(id)", token: bob)
+        XCTAssertEqual(bobDelete.status, 404)
+
+        // Delete: the document and its vector go together.
+        let deleted = try await request(.DELETE, "/v1/documents/\(id)")
+        XCTAssertEqual(deleted.status, 204)
+        let vectors = try await db.scalar("SELECT count(*)::int FROM indexed_items WHERE source_key = \("document:" + id)", as: Int.self)
+        XCTAssertEqual(vectors, 0)
+        found = try await send(.POST, "/v1/documents/search", ["query": "I forgot my password", "min_similarity": 0]).json()
+        results = try XCTUnwrap(found["results"] as? [[String: Any]])
+        XCTAssertFalse(results.contains { ($0["document"] as? [String: Any])?["id"] as? String == id })
+        let gone = try await request(.GET, "/v1/documents/\(id)")
+        XCTAssertEqual(gone.status, 404)
+    }
+
+    func testAnIndexJobForADeletedDocumentStoresNothing() async throws {
+        // Create and delete at once: whether the job runs before or after the delete, no vector stays.
+        let reply = try await send(.POST, "/v1/documents", ["question": "Temporary?", "answer": "Yes."])
+        let body = try reply.json()
+        let id = try XCTUnwrap(body["id"] as? String)
+        _ = try await request(.DELETE, "/v1/documents/\(id)")
+        let done = try await waitForCompletion(try XCTUnwrap(body["index_job_id"] as? String))
+        XCTAssertEqual(done["status"] as? String, "succeeded")
+        let vectors = try await db.scalar("SELECT count(*)::int FROM indexed_items", as: Int.self)
+        XCTAssertEqual(vectors, 0, "no orphan vector")
+    }
+
+    func testBadDocumentsAreNamed() async throws {
+        let cases: [([String: Any], String)] = [
+            (["answer": "a"], "question"),
+            (["question": "q"], "answer"),
+            (["question": " ", "answer": "a"], "question"),
+            (["question": "q", "answer": String(repeating: "a", count: 8001)], "answer"),
+            (["question": "q", "answer": "a", "collection": "a b"], "collection"),
+            (["question": "q", "answer": "a", "metadata": [1, 2]], "metadata"),
+            (["question": "q", "answer": "a", "owner": "mallory"], "owner"),
+        ]
+        for (object, field) in cases {
+            let reply = try await send(.POST, "/v1/documents", object)
+            try assertError(reply, status: 400, name: "ValidationError")
+            XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], field, reply.text)
+        }
+        let malformed = try await request(.GET, "/v1/documents/not-a-uuid")
+        XCTAssertEqual(malformed.status, 404)
+        let count = try await db.scalar("SELECT count(*)::int FROM documents", as: Int.self)
+        XCTAssertEqual(count, 0)
+    }
+}
