@@ -144,11 +144,16 @@ public final class MiniLMEncoder: Sendable {
         let scale = 1 / Float(d).squareRoot()
         q.withUnsafeBufferPointer { qb in k.withUnsafeBufferPointer { kb in v.withUnsafeBufferPointer { vb in
         context.withUnsafeMutableBufferPointer { cb in
-            for item in 0..<b {
-                for head in 0..<heads {
-                    let offset = item * l * h + head * d
-                    Self.attend(q: qb.baseAddress! + offset, k: kb.baseAddress! + offset, v: vb.baseAddress! + offset,
-                                out: cb.baseAddress! + offset, stride: h, headSize: d, length: l, valid: lengths[item], scale: scale)
+            // One row of attention weights, reused by every head and query row.
+            var weights = [Float](repeating: 0, count: l)
+            weights.withUnsafeMutableBufferPointer { wb in
+                for item in 0..<b {
+                    for head in 0..<heads {
+                        let offset = item * l * h + head * d
+                        Self.attend(q: qb.baseAddress! + offset, k: kb.baseAddress! + offset, v: vb.baseAddress! + offset,
+                                    out: cb.baseAddress! + offset, weights: wb.baseAddress!, stride: h, headSize: d, length: l,
+                                    valid: lengths[item], scale: scale)
+                    }
                 }
             }
         } } } }
@@ -170,27 +175,23 @@ public final class MiniLMEncoder: Sendable {
     /// query row. Rows are `stride` floats apart; the head's `headSize` columns are contiguous.
     /// These products are tiny (length × 32): plain SIMD loops beat a BLAS call's set-up.
     static func attend(q: UnsafePointer<Float>, k: UnsafePointer<Float>, v: UnsafePointer<Float>, out: UnsafeMutablePointer<Float>,
-                       stride: Int, headSize d: Int, length l: Int, valid: Int, scale: Float) {
-        var weights = [Float](repeating: 0, count: valid)
-        weights.withUnsafeMutableBufferPointer { wb in
-            let w = wb.baseAddress!
-            for row in 0..<l {
-                let query = q + row * stride
-                var peak = -Float.infinity
-                for key in 0..<valid {
-                    let score = dot(query, k + key * stride, count: d) * scale
-                    w[key] = score
-                    peak = max(peak, score)
-                }
-                var total: Float = 0
-                for key in 0..<valid { w[key] = expf(w[key] - peak); total += w[key] }
-                let inverse = 1 / total
-                let target = out + row * stride
-                for j in 0..<d { target[j] = 0 }
-                for key in 0..<valid {
-                    let weight = w[key] * inverse, value = v + key * stride
-                    for j in 0..<d { target[j] += weight * value[j] }
-                }
+                       weights w: UnsafeMutablePointer<Float>, stride: Int, headSize d: Int, length l: Int, valid: Int, scale: Float) {
+        for row in 0..<l {
+            let query = q + row * stride
+            var peak = -Float.infinity
+            for key in 0..<valid {
+                let score = dot(query, k + key * stride, count: d) * scale
+                w[key] = score
+                peak = max(peak, score)
+            }
+            var total: Float = 0
+            for key in 0..<valid { w[key] = expf(w[key] - peak); total += w[key] }
+            let inverse = 1 / total
+            let target = out + row * stride
+            for j in 0..<d { target[j] = 0 }
+            for key in 0..<valid {
+                let weight = w[key] * inverse, value = v + key * stride
+                for j in 0..<d { target[j] += weight * value[j] }
             }
         }
     }
