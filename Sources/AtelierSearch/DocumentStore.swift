@@ -65,6 +65,17 @@ public struct DocumentStore: Sendable {
                           binds: Self.binds(id, owner)), logger: logger)).first
     }
 
+    /// The owner's documents among `ids` (in no particular order), one query.
+    public func find(ids: [UUID], owner: String) async throws -> [Document] {
+        guard !ids.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(ids)
+        binds.append(owner)
+        return try await decode(client.query(
+            PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM documents d WHERE d.id = ANY($1) AND d.owner = $2", binds: binds),
+            logger: logger))
+    }
+
     public func list(owner: String, collection: String?, limit: Int, offset: Int) async throws -> (documents: [Document], total: Int) {
         var binds = PostgresBindings()
         binds.append(owner)

@@ -26,6 +26,23 @@ public struct IndexRequest: Sendable, Equatable {
     public static let maxTextLength = 8000
     public static let maxCaptionLength = 2000
 
+    /// A collection name: 1–64 ASCII letters, digits, `_`, `.` or `-` (shared by documents).
+    public static func isCollectionName(_ name: String) -> Bool {
+        (1...64).contains(name.count)
+            && name.unicodeScalars.allSatisfy { ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "_.-".unicodeScalars.contains($0) }
+    }
+
+    /// A `metadata` value as sorted JSON text: nil when absent; a JSON object of at most 8 KB, or
+    /// ``Invalid`` naming `metadata` (shared by documents).
+    public static func metadataJSON(_ value: Any?) throws(Invalid) -> String? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard value is [String: Any], let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]),
+              data.count <= 8192 else {
+            throw Invalid(field: "metadata", message: "metadata must be a JSON object of at most 8 KB")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     public static func parse(_ options: [String: Any], hasImage: Bool) throws(Invalid) -> IndexRequest {
         func string(_ key: String) throws(Invalid) -> String? {
             guard let value = options[key], !(value is NSNull) else { return nil }
@@ -56,8 +73,7 @@ public struct IndexRequest: Sendable, Equatable {
             text = body
         }
         let collection = try string("collection") ?? "default"
-        guard (1...64).contains(collection.count),
-              collection.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || "_.-".unicodeScalars.contains($0) }) else {
+        guard isCollectionName(collection) else {
             throw Invalid(field: "collection", message: "collection must be 1–64 letters, digits, '_', '.' or '-'")
         }
         let sourceKey = try string("source_key")
@@ -74,14 +90,7 @@ public struct IndexRequest: Sendable, Equatable {
                 throw Invalid(field: "image_path", message: "image_path must be a relative name like source/photo.jpg (no '..')")
             }
         }
-        var metadata = "{}"
-        if let value = options["metadata"], !(value is NSNull) {
-            guard value is [String: Any], let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]),
-                  data.count <= 8192 else {
-                throw Invalid(field: "metadata", message: "metadata must be a JSON object of at most 8 KB")
-            }
-            metadata = String(decoding: data, as: UTF8.self)
-        }
+        let metadata = try metadataJSON(options["metadata"]) ?? "{}"
         return IndexRequest(text: text, isImage: hasImage, imagePath: imagePath, collection: collection,
                             sourceKey: sourceKey, metadata: metadata, documentID: nil)
     }

@@ -85,12 +85,11 @@ struct DocumentsController: Sendable {
     }
 
     static func metadata(_ object: [String: Any]) throws -> String? {
-        guard let value = object["metadata"], !(value is NSNull) else { return nil }
-        guard value is [String: Any], let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]),
-              data.count <= 8192 else {
-            throw APIError.validation("metadata must be a JSON object of at most 8 KB", field: "metadata")
+        do {
+            return try IndexRequest.metadataJSON(object["metadata"])
+        } catch {
+            throw APIError.validation(error.message, field: error.field)
         }
-        return String(decoding: data, as: UTF8.self)
     }
 
     static func checkFields(_ object: [String: Any], allowed: Set<String>) throws {
@@ -119,7 +118,7 @@ struct DocumentsController: Sendable {
         let question = try Self.text(object, "question", max: Self.maxQuestion, required: true)!
         let answer = try Self.text(object, "answer", max: Self.maxAnswer, required: true)!
         let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
-        guard collection.unicodeScalars.allSatisfy({ ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "_.-".unicodeScalars.contains($0) }) else {
+        guard IndexRequest.isCollectionName(collection) else {
             throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
         }
         let document = try await documents.create(owner: principal.owner, collection: collection, question: question,
@@ -206,10 +205,15 @@ struct DocumentsController: Sendable {
         }
         let items = try await vectors.search(owner: principal.owner, query: encoder.embed(query), limit: topK,
                                              collection: collection, minSimilarity: minimum)
+        let hits: [(IndexedItem, UUID)] = items.compactMap { item in
+            guard item.sourceKey.hasPrefix("document:"),
+                  let id = UUID(uuidString: String(item.sourceKey.dropFirst("document:".count))) else { return nil }
+            return (item, id)
+        }
+        let found = Dictionary(uniqueKeysWithValues: try await documents.find(ids: hits.map(\.1), owner: principal.owner).map { ($0.id, $0) })
         var matches: [Match] = []
-        for item in items where item.sourceKey.hasPrefix("document:") {
-            guard let id = UUID(uuidString: String(item.sourceKey.dropFirst("document:".count))),
-                  let document = try await documents.find(id: id, owner: principal.owner) else { continue }
+        for (item, id) in hits {
+            guard let document = found[id] else { continue }
             matches.append(Match(document: View(document), similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000))
         }
         return try JobsController.json(Answer(query: query, results: matches, total: matches.count))

@@ -11,29 +11,10 @@ struct ImageBench {
     /// The stylize job's long side.
     let side = 2048
 
-    /// One warm-up, then `runs` timed runs.
+    var timer: BenchTimer { BenchTimer(threads: threads, runs: runs) }
+
     func measure<T>(_ op: String, note: String, size: (T) -> (Int, Int), _ body: () throws -> T) rethrows {
-        var last = try body()
-        var times: [Double] = []
-        for _ in 0..<runs {
-            let start = ContinuousClock.now
-            last = try body()
-            let elapsed = ContinuousClock.now - start
-            times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-        }
-        times.sort()
-        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
-        let (width, height) = size(last)
-        var report = BenchReport(scenario: op)
-        report["op"] = op
-        report["threads"] = threads
-        report["runs"] = runs
-        report["median_ms"] = (median * 10).rounded() / 10
-        report["min_ms"] = ((times.first ?? 0) * 10).rounded() / 10
-        report["width"] = width
-        report["height"] = height
-        report["note"] = note
-        report.print()
+        try timer.measure(op, note: note, size: size, body)
     }
 
     func run(styles: [StyleID], ops: Set<String>) throws {

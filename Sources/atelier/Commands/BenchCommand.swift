@@ -150,8 +150,7 @@ struct EmbedBenchCommand: ParsableCommand {
         let encoder = try MiniLMEncoder(modelDirectory: URL(fileURLWithPath: directory))
         let texts = EmbedBenchCommand.sentences(sentences)
         for size in batches.split(separator: ",").compactMap({ Int($0) }) {
-            let bench = ImageBench(photo: [], threads: threads, runs: runs)
-            bench.measure("embed:batch_\(size)", note: "\(texts.count) short sentences in batches of \(size); OpenBLAS threads \(threads)",
+            BenchTimer(threads: threads, runs: runs).measure("embed:batch_\(size)", note: "\(texts.count) short sentences in batches of \(size); OpenBLAS threads \(threads)",
                           size: { _ in (texts.count, size) }) {
                 for start in stride(from: 0, to: texts.count, by: size) {
                     _ = encoder.embed(Array(texts[start..<min(texts.count, start + size)]), batchSize: size)
