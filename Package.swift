@@ -43,12 +43,18 @@ let package = Package(
             name: "CAtelierCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("heif"), .linkedLibrary("webp")]
         ),
-        // CBLAS from Debian's libopenblas-dev.
-        .systemLibrary(name: "COpenBLAS", path: "Sources/COpenBLAS"),
-        // Sentence embeddings: safetensors, WordPiece, the MiniLM forward pass on BLAS.
+        // The MiniLM inner loops in C: packed AVX-512 linear layers (chosen at run time), the
+        // OpenBLAS path (Debian's libopenblas-dev) for other CPUs, LayerNorm and attention.
+        // Always optimised: at -O0 the intrinsics spill every register, and the tests embed a lot.
+        .target(
+            name: "CAtelierEmbeddingKernels",
+            cSettings: [.unsafeFlags(["-O3"])],
+            linkerSettings: [.linkedLibrary("openblas")]
+        ),
+        // Sentence embeddings: safetensors, WordPiece, the MiniLM forward pass.
         .target(
             name: "AtelierEmbeddings",
-            dependencies: ["COpenBLAS"]
+            dependencies: ["CAtelierEmbeddingKernels"]
         ),
         // Semantic search: indexed items and their vectors in PostgreSQL (pgvector).
         .target(

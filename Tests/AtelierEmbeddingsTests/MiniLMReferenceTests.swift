@@ -1,5 +1,6 @@
 import AtelierEmbeddings
 import Foundation
+import Synchronization
 import XCTest
 
 /// The Swift encoder against `Fixtures/minilm-reference.json`, produced once by
@@ -43,7 +44,35 @@ final class MiniLMReferenceTests: XCTestCase {
     }
 
     func testVectorsMatchTheReference() throws {
+        try assertMatchesReference(try Self.encoder.get())
+    }
+
+    /// The portable OpenBLAS path too (the packed kernel is preferred wherever AVX-512 runs).
+    func testOpenBLASPathMatchesTheReference() throws {
+        let preferred = try Self.encoder.get()   // fails, naming the setting, when the model is not installed
+        let encoder = try MiniLMEncoder(modelDirectory: URL(fileURLWithPath: ProcessInfo.processInfo.environment["ATELIER_MODEL_DIR"]!), kernel: .blas)
+        XCTAssertEqual(preferred.kernel, MatrixKernel.preferred)
+        XCTAssertEqual(encoder.kernel, .blas)
+        try assertMatchesReference(encoder)
+    }
+
+    /// Calls from several threads at once share the kernels' thread pool (one call holds it,
+    /// the others run on their own thread): every result must equal the one-at-a-time result.
+    func testConcurrentCallsAgreeWithSequentialOnes() throws {
         let encoder = try Self.encoder.get()
+        let texts = Self.reference.items.prefix(16).map(\.text)
+        let expected = encoder.embed(texts, batchSize: 4)
+        let results = Mutex<[[[Float]]]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            let vectors = encoder.embed(texts, batchSize: 4)
+            results.withLock { $0.append(vectors) }
+        }
+        let all = results.withLock { $0 }
+        XCTAssertEqual(all.count, 6)
+        for vectors in all { XCTAssertEqual(vectors, expected) }
+    }
+
+    private func assertMatchesReference(_ encoder: MiniLMEncoder) throws {
         XCTAssertEqual(encoder.dimension, Self.reference.dimension)
         // One at a time and in batches (padding must not change a vector).
         let single = Self.reference.items.prefix(12).map { encoder.embed($0.text) }
@@ -52,7 +81,7 @@ final class MiniLMReferenceTests: XCTestCase {
             let vector = batched[index]
             XCTAssertEqual(vector.count, 384)
             let cosine = zip(vector, item.embedding).reduce(0) { $0 + $1.0 * $1.1 }
-            XCTAssertGreaterThanOrEqual(cosine, 0.9999, "\(item.text.debugDescription.prefix(60))")
+            XCTAssertGreaterThanOrEqual(cosine, 0.9999, "\(encoder.kernel): \(item.text.debugDescription.prefix(60))")
             if index < single.count {
                 let agreement = zip(single[index], vector).reduce(0) { $0 + $1.0 * $1.1 }
                 XCTAssertGreaterThan(agreement, 0.99999, "batched = single for \(item.text.prefix(40))")

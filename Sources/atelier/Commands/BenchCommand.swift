@@ -140,7 +140,7 @@ struct EmbedBenchCommand: ParsableCommand {
     @Option(help: "Comma-separated batch sizes.") var batches = "1,8,64"
     @Option(help: "Sentences embedded per measurement.") var sentences = 256
     @Option(help: "Timed runs per batch size (after one warm-up).") var runs = 5
-    @Option(help: "Threads OpenBLAS may use (its own pool).") var threads = 2
+    @Option(help: "Cores one embedding call may use (the kernels' pool; OpenBLAS on the portable path).") var threads = 2
 
     func run() throws {
         guard let directory = model ?? ProcessInfo.processInfo.environment["ATELIER_MODEL_DIR"] else {
@@ -150,7 +150,7 @@ struct EmbedBenchCommand: ParsableCommand {
         let encoder = try MiniLMEncoder(modelDirectory: URL(fileURLWithPath: directory))
         let texts = EmbedBenchCommand.sentences(sentences)
         for size in batches.split(separator: ",").compactMap({ Int($0) }) {
-            BenchTimer(threads: threads, runs: runs).measure("embed:batch_\(size)", note: "\(texts.count) short sentences in batches of \(size); OpenBLAS threads \(threads)",
+            BenchTimer(threads: threads, runs: runs).measure("embed:batch_\(size)", note: "\(texts.count) short sentences in batches of \(size); \(encoder.kernel) kernel, threads \(threads)",
                           size: { _ in (texts.count, size) }) {
                 for start in stride(from: 0, to: texts.count, by: size) {
                     _ = encoder.embed(Array(texts[start..<min(texts.count, start + size)]), batchSize: size)
