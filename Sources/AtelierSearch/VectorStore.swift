@@ -95,7 +95,8 @@ public struct VectorStore: Sendable {
 
     /// The owner's `limit` items nearest to `query` (unit length), most similar first, within
     /// `collection` when given and at least `minSimilarity` similar.
-    public func search(owner: String, query: [Float], limit: Int, collection: String? = nil,
+    /// `sourceKind` ("image" | "text") keeps only items of that kind (nil: both).
+    public func search(owner: String, query: [Float], limit: Int, collection: String? = nil, sourceKind: String? = nil,
                        minSimilarity: Double = 0) async throws -> [IndexedItem] {
         let vector = Self.literal(query)
         return try await client.withConnection { connection in
@@ -107,6 +108,7 @@ public struct VectorStore: Sendable {
                        1 - (embedding <=> \(vector)::vector) AS cosine
                 FROM indexed_items
                 WHERE owner = \(owner) AND (\(collection)::text IS NULL OR collection = \(collection))
+                  AND (\(sourceKind)::text IS NULL OR source_kind = \(sourceKind))
                 ORDER BY embedding <=> \(vector)::vector
                 LIMIT \(limit)
                 """, logger: logger)

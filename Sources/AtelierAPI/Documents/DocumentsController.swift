@@ -196,9 +196,9 @@ struct DocumentsController: Sendable {
         let principal = try context.requirePrincipal()
         let object = try await Self.body(request)
         try Self.checkFields(object, allowed: ["query", "top_k", "min_similarity", "collection"])
-        let query = try Self.text(object, "query", max: SearchController.maxQueryLength, required: true)!
-        let topK = try SearchController.integer(object["top_k"], field: "top_k", range: 1...50) ?? 3
-        let minimum = try SearchController.number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0.6
+        let query = try Self.text(object, "query", max: SearchQuery.maxQueryLength, required: true)!
+        let topK = try SearchQuery.integer(object["top_k"], field: "top_k", range: 1...50) ?? 3
+        let minimum = try SearchQuery.number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0.6
         let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
         guard let encoder else {
             throw APIError.unavailable("search is not available: ATELIER_MODEL_DIR is not set on this API process")

@@ -254,6 +254,47 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
         "503": { $ref: "#/components/responses/Error" }
+  /search:
+    post:
+      summary: Mondrian's image search (CONTRACTS §2)
+      description: |
+        The Mondrian app's search: like /v1/search but over the caller's indexed images only,
+        answering exactly the app's SearchResponse. `top_k` defaults to 10.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [query]
+              additionalProperties: false
+              properties:
+                query: { type: string, maxLength: 2000 }
+                top_k: { type: integer, minimum: 1, maximum: 100, default: 10 }
+      responses:
+        "200":
+          description: the nearest images, most similar first
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  query: { type: string }
+                  total: { type: integer }
+                  results:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        id: { type: string, format: uuid }
+                        job_id: { type: string, format: uuid }
+                        image_path: { type: string }
+                        caption: { type: string }
+                        similarity: { type: number, minimum: 0, maximum: 1 }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Error" }
   /v1/documents:
     post:
       summary: Create a knowledge point (question + answer); an index job embeds it

@@ -11,8 +11,6 @@ struct SearchController: Sendable {
     let encoder: MiniLMEncoder?
     let store: VectorStore
 
-    static let maxQueryLength = 2000
-
     func register(on group: RouterGroup<APIRequestContext>) {
         group.post("search", use: search)
     }
@@ -37,57 +35,29 @@ struct SearchController: Sendable {
 
     @Sendable func search(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        let body = try await request.body.collect(upTo: 64 * 1024)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw APIError.validation("the body must be a JSON object like {\"query\": \"…\", \"top_k\": 5}")
-        }
-        let allowed: Set<String> = ["query", "top_k", "collection", "min_similarity"]
-        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
-            throw APIError.validation("unknown field \(unknown.prefix(40)); fields are query, top_k, collection, min_similarity", field: unknown)
-        }
-        guard let query = (object["query"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else {
-            throw APIError.validation("query is required", field: "query")
-        }
-        guard query.count <= Self.maxQueryLength else {
-            throw APIError.validation("query is longer than \(Self.maxQueryLength) characters", field: "query")
-        }
-        let topK = try Self.integer(object["top_k"], field: "top_k", range: 1...100) ?? 5
-        let minimum = try Self.number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0
-        var collection: String?
-        if let value = object["collection"], !(value is NSNull) {
-            guard let name = value as? String, (1...64).contains(name.count) else {
-                throw APIError.validation("collection must be a name of 1–64 characters", field: "collection")
-            }
-            collection = name
-        }
-        guard let encoder else {
-            throw APIError.unavailable("search is not available: ATELIER_MODEL_DIR is not set on this API process")
-        }
-        let vector = encoder.embed(query)
-        let items = try await store.search(owner: principal.owner, query: vector, limit: topK, collection: collection,
-                                           minSimilarity: minimum)
+        let query = try await SearchQuery.parse(request, fields: ["query", "top_k", "collection", "min_similarity"], defaultTopK: 5)
+        let items = try await nearest(query, owner: principal.owner)
         let results = items.map { item in
             Result(id: item.id.uuidString.lowercased(), collection: item.collection, source_kind: item.sourceKind,
                    source_key: item.sourceKey, job_id: item.jobID?.uuidString.lowercased(), image_path: item.imagePath,
                    text: item.text, caption: item.sourceKind == "image" ? item.text : nil,
-                   similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000)
+                   similarity: Self.rounded(item.similarity))
         }
-        return try JobsController.json(Answer(query: query, results: results, total: results.count))
+        return try JobsController.json(Answer(query: query.text, results: results, total: results.count))
     }
 
-    static func integer(_ value: Any?, field: String, range: ClosedRange<Int>) throws -> Int? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, let integer = Int(exactly: number.doubleValue), range.contains(integer) else {
-            throw APIError.validation("\(field) must be a whole number within \(range.lowerBound)…\(range.upperBound)", field: field)
+    /// The owner's items nearest to the query (embedded here), most similar first.
+    func nearest(_ query: SearchQuery, owner: String, sourceKind: String? = nil) async throws -> [IndexedItem] {
+        guard let encoder else {
+            throw APIError.unavailable("search is not available: ATELIER_MODEL_DIR is not set on this API process")
         }
-        return integer
+        let vector = encoder.embed(query.text)
+        return try await store.search(owner: owner, query: vector, limit: query.topK, collection: query.collection,
+                                      sourceKind: sourceKind, minSimilarity: query.minSimilarity)
     }
 
-    static func number(_ value: Any?, field: String, range: ClosedRange<Double>) throws -> Double? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, number.doubleValue.isFinite, range.contains(number.doubleValue) else {
-            throw APIError.validation("\(field) must be a number within \(range.lowerBound)…\(range.upperBound)", field: field)
-        }
-        return number.doubleValue
+    /// Similarity to four decimals (the cosine's float noise is not information).
+    static func rounded(_ similarity: Double?) -> Double {
+        ((similarity ?? 0) * 10_000).rounded() / 10_000
     }
 }

@@ -68,9 +68,16 @@ public final class APIServer: Sendable {
         v1.add(middleware: AuthMiddleware(authenticator: authenticator))
         JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits), cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
-        SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger)).register(on: v1)
+        let search = SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
+        search.register(on: v1)
         DocumentsController(queue: queue, documents: DocumentStore(client: queue.client, logger: logger),
                             vectors: VectorStore(client: queue.client, logger: logger), encoder: encoder).register(on: v1)
+
+        // Mondrian's routes (CONTRACTS §2) at the root, as its app calls them, with its token header.
+        let mondrian = router.group()
+        if let limiter { mondrian.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        mondrian.add(middleware: AuthMiddleware(authenticator: authenticator))
+        MondrianSearchController(search: search).register(on: mondrian)
         return router
     }
 

@@ -108,6 +108,11 @@ extension Settings {
             FileHandle.standardError.write(Data("atelier: ATELIER_MODEL_DIR is not set: index jobs are not run and /v1/search answers 503 (./ops/run sets it)\n".utf8))
             return nil
         }
+        let threads = try int("ATELIER_EMBED_THREADS") ?? 0
+        guard (0...256).contains(threads) else {
+            throw QueueError.configuration("ATELIER_EMBED_THREADS must be within 0…256 (0: every core), got \(threads)")
+        }
+        MiniLMEncoder.limitThreads(to: threads)
         do {
             return try EmbeddingModelCache.shared(URL(fileURLWithPath: directory))
         } catch {

@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+
+/// A search request's body, validated the same way for `/v1/search` and Mondrian's `/search`:
+/// `query` (required, ≤ 2000 characters), `top_k` (1…100), and where the route allows them
+/// `collection` and `min_similarity` (0…1). Unknown fields are a 400 naming the field.
+struct SearchQuery: Sendable {
+    static let maxQueryLength = 2000
+
+    var text: String
+    var topK: Int
+    var collection: String?
+    var minSimilarity: Double
+
+    static func parse(_ request: Request, fields allowed: [String], defaultTopK: Int) async throws -> SearchQuery {
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw APIError.validation("the body must be a JSON object like {\"query\": \"…\", \"top_k\": \(defaultTopK)}")
+        }
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIError.validation("unknown field \(unknown.prefix(40)); fields are \(allowed.joined(separator: ", "))", field: String(unknown.prefix(40)))
+        }
+        guard let query = (object["query"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else {
+            throw APIError.validation("query is required", field: "query")
+        }
+        guard query.count <= maxQueryLength else {
+            throw APIError.validation("query is longer than \(maxQueryLength) characters", field: "query")
+        }
+        let topK = try integer(object["top_k"], field: "top_k", range: 1...100) ?? defaultTopK
+        let minimum = try number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0
+        var collection: String?
+        if let value = object["collection"], !(value is NSNull) {
+            guard let name = value as? String, (1...64).contains(name.count) else {
+                throw APIError.validation("collection must be a name of 1–64 characters", field: "collection")
+            }
+            collection = name
+        }
+        return SearchQuery(text: query, topK: topK, collection: collection, minSimilarity: minimum)
+    }
+
+    static func integer(_ value: Any?, field: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, let integer = Int(exactly: number.doubleValue), range.contains(integer) else {
+            throw APIError.validation("\(field) must be a whole number within \(range.lowerBound)…\(range.upperBound)", field: field)
+        }
+        return integer
+    }
+
+    static func number(_ value: Any?, field: String, range: ClosedRange<Double>) throws -> Double? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, number.doubleValue.isFinite, range.contains(number.doubleValue) else {
+            throw APIError.validation("\(field) must be a number within \(range.lowerBound)…\(range.upperBound)", field: field)
+        }
+        return number.doubleValue
+    }
+}
