@@ -7,7 +7,7 @@ public struct Composition: Sendable, Equatable {
     /// Angle of the strongest near-horizontal line in degrees, positive when it rises to the
     /// right; nil when no line within ±20° of level stands out.
     public var horizonTilt: Double?
-    /// Share of the strong-edge weight (all angles) that lies on that line's angle ±1°, 0…1.
+    /// Share of the strong-edge weight (all angles) that lies on that one line, 0…1.
     public var horizonStrength: Double
     /// Centre of visual mass (edges + colour contrast), 0…1 from the left and from the top.
     public var massX: Double
@@ -18,11 +18,16 @@ public struct Composition: Sendable, Equatable {
     /// Distance from the mass centre to the nearest rule-of-thirds intersection and to the
     /// centre, in units of the frame (0…~0.7).
     public var thirdsDistance: Double {
-        [1.0 / 3, 2.0 / 3].flatMap { x in [1.0 / 3, 2.0 / 3].map { y in hypot(massX - x, massY - y) } }.min()!
+        let thirds: [Double] = [1.0 / 3, 2.0 / 3]
+        var nearest = Double.infinity
+        for x in thirds {
+            for y in thirds { nearest = min(nearest, hypot(massX - x, massY - y)) }
+        }
+        return nearest
     }
     public var centreDistance: Double { hypot(massX - 0.5, massY - 0.5) }
 
-    static let tiltRange = 20.0, binWidth = 0.5
+    static let tiltRange = 20.0, binWidth = 0.25
 
     public static func measure(_ image: PixelBuffer) -> Composition {
         let small = image.cappingLongSide(ImageMeasurements.analysisSize)
@@ -32,10 +37,8 @@ public struct Composition: Sendable, Equatable {
         guard w >= 8, h >= 8 else {
             return Composition(horizonTilt: nil, horizonStrength: 0, massX: 0.5, massY: 0.5, massConcentration: 0)
         }
-        let bins = Int(2 * tiltRange / binWidth) + 1
-        var histogram = [Double](repeating: 0, count: bins)
-        var strongTotal = 0.0
         var magnitudes = [Float](repeating: 0, count: w * h)
+        var horizontalish = [Bool](repeating: false, count: w * h)
         var magnitudeSum = 0.0
         luma.pixels.withUnsafeBufferPointer { p in
             for y in 1..<(h - 1) {
@@ -45,53 +48,55 @@ public struct Composition: Sendable, Equatable {
                     let gy = Float(Int(p[i + w - 1]) + 2 * Int(p[i + w]) + Int(p[i + w + 1]) - Int(p[i - w - 1]) - 2 * Int(p[i - w]) - Int(p[i - w + 1]))
                     let m = (gx * gx + gy * gy).squareRoot()
                     magnitudes[i] = m
+                    horizontalish[i] = abs(gy) > 2 * abs(gx)   // an edge within ~27° of level
                     magnitudeSum += Double(m)
                 }
             }
         }
+        // Hough transform over the strong, roughly horizontal edge pixels: for each candidate
+        // angle, the weight that falls on one straight line (ρ = x sin α + y cos α, 1 px bins).
+        // Local gradient angles alone cannot see a gentle slope: a slightly tilted edge is a
+        // staircase of level runs.
         let meanMagnitude = magnitudeSum / Double((w - 2) * (h - 2))
         let strong = Float(max(48, 2.5 * meanMagnitude))
-        luma.pixels.withUnsafeBufferPointer { p in
-            for y in 1..<(h - 1) {
-                for x in 1..<(w - 1) {
-                    let i = y * w + x
-                    let m = magnitudes[i]
-                    guard m >= strong else { continue }
-                    strongTotal += Double(m)
-                    let gx = Double(Int(p[i - w + 1]) + 2 * Int(p[i + 1]) + Int(p[i + w + 1]) - Int(p[i - w - 1]) - 2 * Int(p[i - 1]) - Int(p[i + w - 1]))
-                    let gy = Double(Int(p[i + w - 1]) + 2 * Int(p[i + w]) + Int(p[i + w + 1]) - Int(p[i - w - 1]) - 2 * Int(p[i - w]) - Int(p[i - w + 1]))
-                    // The edge runs perpendicular to the gradient; seen with y up, its angle is atan(gx/gy).
-                    guard abs(gy) > 1e-9 else { continue }
-                    let angle = atan(gx / gy) * 180 / .pi
-                    guard abs(angle) <= tiltRange else { continue }
-                    histogram[Int(((angle + tiltRange) / binWidth).rounded())] += Double(m)
-                }
+        var points: [(x: Double, y: Double, weight: Double)] = []
+        var strongTotal = 0.0
+        for y in 1..<(h - 1) {
+            for x in 1..<(w - 1) where magnitudes[y * w + x] >= strong {
+                strongTotal += Double(magnitudes[y * w + x])
+                if horizontalish[y * w + x] { points.append((Double(x), Double(y), Double(magnitudes[y * w + x]))) }
             }
         }
-        // The peak of the histogram smoothed over ±1°, refined as the weighted mean around it.
         var tilt: Double?
         var strength = 0.0
-        let reach = Int(1 / binWidth)
-        if strongTotal > 0, let peak = histogram.indices.max(by: { window(histogram, $0, reach) < window(histogram, $1, reach) }) {
-            let inside = window(histogram, peak, reach)
-            strength = inside / strongTotal
-            if inside > 0 {
-                let range = max(0, peak - reach)...min(bins - 1, peak + reach)
-                let mean = range.reduce(0.0) { $0 + histogram[$1] * Double($1) } / inside
-                tilt = mean * binWidth - tiltRange
+        if strongTotal > 0, !points.isEmpty {
+            let rhoCount = w + h + 2
+            var accumulator = [Double](repeating: 0, count: rhoCount)
+            var best = (angle: 0.0, weight: 0.0)
+            for step in 0...Int(2 * tiltRange / binWidth) {
+                let angle = -tiltRange + Double(step) * binWidth
+                let (sine, cosine) = (sin(angle * .pi / 180), cos(angle * .pi / 180))
+                for index in accumulator.indices { accumulator[index] = 0 }
+                for point in points {
+                    let rho = Int((point.x * sine + point.y * cosine).rounded()) + w
+                    if rho >= 0, rho < rhoCount { accumulator[rho] += point.weight }
+                }
+                // A line's pixels fall in one or two neighbouring ρ bins.
+                var peak = 0.0
+                for index in 0..<(rhoCount - 1) { peak = max(peak, accumulator[index] + accumulator[index + 1]) }
+                if peak > best.weight { best = (angle, peak) }
             }
+            strength = min(1, best.weight / strongTotal)
+            if best.weight > 0 { tilt = best.angle }
         }
         let (massX, massY, concentration) = visualMass(rgb, magnitudes: magnitudes)
         return Composition(horizonTilt: tilt, horizonStrength: strength, massX: massX, massY: massY, massConcentration: concentration)
     }
 
-    private static func window(_ values: [Double], _ centre: Int, _ reach: Int) -> Double {
-        values[max(0, centre - reach)...min(values.count - 1, centre + reach)].reduce(0, +)
-    }
-
-    /// Weight per pixel = gradient magnitude (detail draws the eye) + distance of its colour
-    /// from the frame's mean colour (so does a colour that stands out); the weighted centroid,
-    /// and how far the weight's spread is below that of an evenly weighted frame.
+    /// Salience per pixel = gradient magnitude / 4 (detail draws the eye) + distance of its
+    /// colour from the frame's mean colour (so does a colour that stands out); weight = salience²
+    /// so what stands out outweighs a large plain area. The weighted centroid, and how far the
+    /// weight's spread is below that of an evenly weighted frame.
     static func visualMass(_ rgb: PixelBuffer, magnitudes: [Float]) -> (Double, Double, Double) {
         let (w, h, c) = (rgb.width, rgb.height, rgb.channels)
         var mean = (0.0, 0.0, 0.0)
@@ -105,7 +110,8 @@ public struct Composition: Sendable, Equatable {
             for x in 0..<w {
                 let i = y * w + x
                 let dr = Double(rgb.pixels[i * c]) - mean.0, dg = Double(rgb.pixels[i * c + 1]) - mean.1, db = Double(rgb.pixels[i * c + 2]) - mean.2
-                let weight = Double(magnitudes[i]) / 4 + (dr * dr + dg * dg + db * db).squareRoot()
+                let salience = Double(magnitudes[i]) / 4 + (dr * dr + dg * dg + db * db).squareRoot()
+                let weight = salience * salience
                 let fx = (Double(x) + 0.5) / Double(w), fy = (Double(y) + 0.5) / Double(h)
                 total += weight; sx += weight * fx; sy += weight * fy
                 sxx += weight * fx * fx; syy += weight * fy * fy
