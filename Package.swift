@@ -72,6 +72,12 @@ let package = Package(
             name: "AtelierImaging",
             dependencies: ["CAtelierCodecs", "CAtelierKernels"]
         ),
+        // Describing photos: the VisionProvider protocol, the local provider (captions composed
+        // from measurements), the OpenAI-compatible provider.
+        .target(
+            name: "AtelierVision",
+            dependencies: ["AtelierImaging"]
+        ),
         // Blobs: the BlobStore protocol, the local-directory store, pre-signed URL signing.
         .target(
             name: "AtelierStorage",
@@ -140,6 +146,10 @@ let package = Package(
             name: "AtelierImagingTests",
             dependencies: ["AtelierImaging"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "AtelierVisionTests",
+            dependencies: ["AtelierVision", "AtelierImaging"]
         ),
         .testTarget(
             name: "AtelierEmbeddingsTests",
