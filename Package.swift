@@ -99,7 +99,7 @@ let package = Package(
         // Job handlers of the real kinds (stylize …), registered by the executable.
         .target(
             name: "AtelierHandlers",
-            dependencies: ["AtelierWorker", "AtelierImaging", "AtelierStorage", "AtelierQueue", "AtelierEmbeddings", "AtelierSearch"]
+            dependencies: ["AtelierWorker", "AtelierImaging", "AtelierStorage", "AtelierQueue", "AtelierEmbeddings", "AtelierSearch", "AtelierVision"]
         ),
         // The HTTP front: jobs API, SSE, result downloads, tokens, health, metrics, OpenAPI.
         .target(
@@ -128,6 +128,7 @@ let package = Package(
                 "AtelierHandlers",
                 "AtelierImaging",
                 "AtelierEmbeddings",
+                "AtelierVision",
                 "CAtelierKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -160,7 +161,7 @@ let package = Package(
             name: "AtelierAPITests",
             dependencies: [
                 "AtelierAPI", "AtelierQueue", "AtelierStorage", "AtelierWorker", "AtelierTestSupport",
-                "AtelierHandlers", "AtelierImaging", "AtelierEmbeddings",
+                "AtelierHandlers", "AtelierImaging", "AtelierEmbeddings", "AtelierVision",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
             ]

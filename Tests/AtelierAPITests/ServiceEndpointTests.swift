@@ -26,7 +26,7 @@ final class ServiceEndpointTests: APITestCase {
         XCTAssertEqual(document["openapi"] as? String, "3.1.0")
         XCTAssertEqual(((document["servers"] as? [[String: Any]])?.first?["url"]) as? String, baseURL)
         let paths = try XCTUnwrap(document["paths"] as? [String: Any])
-        let methods: Set<String> = ["get", "post", "put", "delete", "head", "patch"]
+        let methods: Set<String> = ["get", "post", "put", "delete", "head", "patch", "options"]
         var documented = Set<String>()
         for (path, item) in paths {
             for method in (item as? [String: Any] ?? [:]).keys where methods.contains(method) {

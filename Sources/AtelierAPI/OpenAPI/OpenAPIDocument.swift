@@ -205,6 +205,88 @@ paths:
             text/event-stream: { schema: { type: string } }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+  /api/generateCaption:
+    post:
+      summary: Caption an image (the caption app's API, CONTRACTS §1)
+      description: |
+        Runs a high-priority `caption` job with the configured vision provider (`local` by
+        default: sentences composed from measurements, `provider` "atelier-local") and waits for
+        it. The image is deleted when the job ends. Errors use the app's own shape
+        `{success: false, error: {code, message, timestamp}}`: AUTH_001 401, VAL_001 400 (bad
+        JSON, missing field, bad base64, unsupported mimeType, not an image, over 5 MB of
+        base64), AI_001 500 (provider failed or timed out), METHOD_001 405, RATE_001 429 (per
+        client IP; `X-RateLimit-*` headers on every answer). Token in `X-App-Token`.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [imageData, mimeType]
+              properties:
+                imageData: { type: string, description: base64 (a data URI prefix is accepted), at most 5 MB }
+                mimeType: { type: string, enum: [image/jpeg, image/jpg, image/png, image/webp, image/heic, image/heif] }
+      responses:
+        "200":
+          description: the caption
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  success: { type: boolean }
+                  data:
+                    type: object
+                    properties:
+                      caption: { type: string }
+                      provider: { type: string }
+                      model: { type: string }
+                      confidence: { type: string, enum: [high, medium, low] }
+                      usage:
+                        type: object
+                        properties:
+                          prompt_tokens: { type: integer }
+                          completion_tokens: { type: integer }
+                          total_tokens: { type: integer }
+                      processingTime: { type: string, example: 142ms }
+                      requestId: { type: string, example: req_1641234567890_abc123 }
+                  metadata:
+                    type: object
+                    properties:
+                      timestamp: { type: string, example: "2024-01-15T10:30:45.123Z" }
+                      provider: { type: string }
+                      requestId: { type: string }
+                      processingTime: { type: integer }
+                      imageSize: { type: integer }
+                      mimeType: { type: string }
+        "400": { $ref: "#/components/responses/CaptionError" }
+        "401": { $ref: "#/components/responses/CaptionError" }
+        "429": { $ref: "#/components/responses/CaptionError" }
+        "500": { $ref: "#/components/responses/CaptionError" }
+    get:
+      summary: Not allowed (METHOD_001)
+      responses:
+        "405": { $ref: "#/components/responses/CaptionError" }
+    put:
+      summary: Not allowed (METHOD_001)
+      responses:
+        "405": { $ref: "#/components/responses/CaptionError" }
+    delete:
+      summary: Not allowed (METHOD_001)
+      responses:
+        "405": { $ref: "#/components/responses/CaptionError" }
+    patch:
+      summary: Not allowed (METHOD_001)
+      responses:
+        "405": { $ref: "#/components/responses/CaptionError" }
+    head:
+      summary: Not allowed (METHOD_001)
+      responses:
+        "405": { $ref: "#/components/responses/CaptionError" }
+    options:
+      summary: Not allowed (METHOD_001)
+      responses:
+        "405": { $ref: "#/components/responses/CaptionError" }
   /v1/search:
     post:
       summary: Semantic search over the caller's indexed items
@@ -378,6 +460,20 @@ components:
     appToken: { type: apiKey, in: header, name: X-App-Token }
     bearer: { type: http, scheme: bearer }
   responses:
+    CaptionError:
+      description: the caption API's error shape
+      content:
+        application/json:
+          schema:
+            type: object
+            properties:
+              success: { type: boolean }
+              error:
+                type: object
+                properties:
+                  code: { type: string, enum: [AUTH_001, VAL_001, AI_001, METHOD_001, RATE_001] }
+                  message: { type: string }
+                  timestamp: { type: string }
     Error:
       description: error
       content:

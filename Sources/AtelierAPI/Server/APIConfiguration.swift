@@ -20,6 +20,11 @@ public struct APIConfiguration: Sendable {
     public var openAccess = false
     /// `ATELIER_RATE_LIMIT`: requests per minute per client (credential or IP); 0 turns it off.
     public var rateLimitPerMinute = 1200
+    /// `ATELIER_CAPTION_RATE_LIMIT`: `/api/generateCaption` requests per minute per client IP
+    /// (the caption app's documented 60); 0 turns it off.
+    public var captionRateLimitPerMinute = 60
+    /// `ATELIER_CAPTION_TIMEOUT`: how long `/api/generateCaption` waits for its job before AI_001.
+    public var captionTimeout: Duration = .seconds(60)
     /// `ATELIER_SSE_KEEPALIVE`: interval of `: keep-alive` comments on idle event streams.
     public var sseKeepAlive: Duration = .seconds(15)
     /// `ATELIER_ACCESS_LOG=false` silences the one-line-per-request log.

@@ -63,10 +63,16 @@ public final class APIServer: Sendable {
         if let limiter { results.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         ResultsController(blobs: blobs, signer: signer).register(on: results)
 
+        let intake = JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits)
+        GenerateCaptionController(
+            queue: queue, intake: intake, hub: hub, blobs: blobs, authenticator: authenticator,
+            limiter: configuration.captionRateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.captionRateLimitPerMinute) : nil,
+            timeout: configuration.captionTimeout).register(on: router)
+
         let v1 = router.group("v1")
         if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         v1.add(middleware: AuthMiddleware(authenticator: authenticator))
-        JobsController(queue: queue, intake: JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits), cache: cache, hub: hub,
+        JobsController(queue: queue, intake: intake, cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
         let search = SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
         search.register(on: v1)

@@ -5,6 +5,7 @@ import AtelierImaging
 import AtelierWorker
 import AtelierQueue
 import AtelierStorage
+import AtelierVision
 import Foundation
 import Synchronization
 
@@ -70,6 +71,12 @@ extension Settings {
             guard limit >= 0 else { throw QueueError.configuration("ATELIER_RATE_LIMIT must be 0 (off) or more requests per minute") }
             configuration.rateLimitPerMinute = limit
         }
+        if let limit = try int("ATELIER_CAPTION_RATE_LIMIT") {
+            guard limit >= 0 else { throw QueueError.configuration("ATELIER_CAPTION_RATE_LIMIT must be 0 (off) or more requests per minute") }
+            configuration.captionRateLimitPerMinute = limit
+        }
+        configuration.captionTimeout = try duration("ATELIER_CAPTION_TIMEOUT") ?? configuration.captionTimeout
+        guard configuration.captionTimeout >= .seconds(1) else { throw QueueError.configuration("ATELIER_CAPTION_TIMEOUT must be at least 1s") }
         configuration.sseKeepAlive = try duration("ATELIER_SSE_KEEPALIVE") ?? configuration.sseKeepAlive
         guard configuration.sseKeepAlive >= .seconds(1) else { throw QueueError.configuration("ATELIER_SSE_KEEPALIVE must be at least 1s") }
         configuration.accessLog = try bool("ATELIER_ACCESS_LOG") ?? true
@@ -121,6 +128,17 @@ extension Settings {
     }
 }
 
+extension Settings {
+    /// `ATELIER_VISION_PROVIDER`: `local` (default; captions composed from measurements).
+    func visionProvider() throws -> any VisionProvider {
+        switch string("ATELIER_VISION_PROVIDER") ?? "local" {
+        case "", "local": return LocalVisionProvider()
+        case let other:
+            throw QueueError.configuration("ATELIER_VISION_PROVIDER=\(other) is not a provider this build has; use local")
+        }
+    }
+}
+
 /// One model per process, however many places ask for it (`atelier dev` runs API and worker).
 enum EmbeddingModelCache {
     private static let loaded = Mutex<[String: MiniLMEncoder]>([:])
@@ -135,7 +153,9 @@ enum EmbeddingModelCache {
 
 /// The job kinds this build's workers run, as the API accepts them, and their handlers.
 enum BuiltInKinds {
-    static var catalog: JobKindCatalog { JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index]) }
+    static var catalog: JobKindCatalog {
+        JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption])
+    }
 
     static func handlers(blobs: any BlobStore, settings: Settings) throws -> [any JobHandler] {
         let maxSide = try settings.int("ATELIER_STYLIZE_MAX_SIDE") ?? 2048
@@ -145,6 +165,7 @@ enum BuiltInKinds {
         var handlers: [any JobHandler] = DiagnosticHandlers.all(blobs: blobs)
             + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]
         if let encoder = try settings.embeddingModel() { handlers.append(IndexHandler(encoder: encoder)) }
+        handlers.append(CaptionHandler(blobs: blobs, provider: try settings.visionProvider(), limits: try settings.imageLimits()))
         return handlers
     }
 }

@@ -2,6 +2,7 @@ import AtelierEmbeddings
 import AsyncHTTPClient
 import AtelierAPI
 import AtelierHandlers
+import AtelierVision
 import AtelierQueue
 import AtelierStorage
 import AtelierTestSupport
@@ -52,12 +53,13 @@ class APITestCase: DatabaseTestCase {
         // The API runs its own pool (as in production); the worker shares the test database's.
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
-                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index]),
+                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption]),
                                blobs: blobs, encoder: embeddingModel, logger: logger)
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)
-        var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512)]
+        var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512),
+                                                                                 CaptionHandler(blobs: blobs, provider: LocalVisionProvider())]
         if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel)) }
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)

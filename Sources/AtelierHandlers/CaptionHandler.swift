@@ -1,0 +1,95 @@
+import AtelierImaging
+import AtelierQueue
+import AtelierStorage
+import AtelierVision
+import AtelierWorker
+import Foundation
+
+/// `caption`: the uploaded image → upright pixels at a working size → the configured
+/// ``VisionProvider`` → `{caption, provider, model, confidence, usage?}`. The image is not kept:
+/// its blob is deleted when the job ends — after a caption, after a permanent failure, and
+/// after the last attempt (a retry needs it until then).
+public struct CaptionHandler: JobHandler {
+    public let kind = "caption"
+    let blobs: any BlobStore
+    let limits: ImageLimits
+    let provider: any VisionProvider
+
+    /// Long side the providers see (measurements use ≤ 512 px of it; a remote model gets the original bytes).
+    static let workingSide = 1024
+
+    public init(blobs: any BlobStore, provider: any VisionProvider, limits: ImageLimits = ImageLimits()) {
+        (self.blobs, self.provider, self.limits) = (blobs, provider, limits)
+    }
+
+    public var timeout: Duration? { .seconds(90) }
+
+    struct Payload: Decodable {
+        struct Input: Decodable { var blob: String; var content_type: String? }
+        var input: Input
+    }
+
+    struct Result: Encodable {
+        var caption: String
+        var provider: String
+        var model: String
+        var confidence: String
+        var usage: TokenUsage?
+        var width: Int
+        var height: Int
+    }
+
+    public func run(_ context: JobContext) async throws -> JobResult {
+        do {
+            let result = try await caption(context)
+            await discardImage(context)
+            return result
+        } catch {
+            let permanent = (error as? JobFailure)?.isPermanent ?? false
+            if permanent || context.job.attempt >= context.job.maxAttempts { await discardImage(context) }
+            throw error
+        }
+    }
+
+    private func caption(_ context: JobContext) async throws -> JobResult {
+        let payload = try context.payload(as: Payload.self)
+        let key: BlobKey
+        do { key = try BlobKey(payload.input.blob) } catch { throw JobFailure.permanent("the input blob key is not valid") }
+        try await context.progress(10, step: "reading")
+        let read: Swift.Result<Data, StorageError>
+        do { read = .success(try await blobs.read(key)) } catch { read = .failure(error) }
+        let bytes: [UInt8]
+        switch read {
+        case .success(let data): bytes = [UInt8](data)
+        case .failure(.notFound): throw JobFailure.permanent("the input image is gone")
+        case .failure(let error): throw error
+        }
+        try await context.progress(30, step: "decoding")
+        let limits = self.limits
+        let image: PixelBuffer = try await context.offload { _ in
+            do {
+                return try ImageCodec.decode(bytes, limits: limits, minimumLongSide: Self.workingSide).cappingLongSide(Self.workingSide)
+            } catch let error as ImageError {
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+            }
+        }
+        try context.checkCancellation()
+        try await context.progress(50, step: "describing")
+        let caption: Caption
+        do {
+            caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.content_type ?? "image/jpeg"))
+        } catch {
+            throw JobFailure.transient("the \(provider.name) provider failed: \(error.description)")
+        }
+        return try .encode(Result(caption: caption.text, provider: caption.provider, model: caption.model,
+                                  confidence: caption.confidence, usage: caption.usage, width: image.width, height: image.height))
+    }
+
+    private func discardImage(_ context: JobContext) async {
+        do {
+            try await blobs.deleteAll(under: BlobKey.jobFolder(context.job.id))
+        } catch {
+            context.logger.warning("could not delete a caption job's image", metadata: ["job": "\(context.job.id)", "error": "\(error)"])
+        }
+    }
+}
