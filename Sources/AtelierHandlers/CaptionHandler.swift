@@ -15,8 +15,9 @@ public struct CaptionHandler: JobHandler {
     let limits: ImageLimits
     let provider: any VisionProvider
 
-    /// Long side the providers see (measurements use ≤ 512 px of it; a remote model gets the original bytes).
-    static let workingSide = 1024
+    /// Long side of the pixels providers get: the measurements' analysis size (a remote model
+    /// gets the original bytes). JPEGs decode straight to about this size by DCT scaling.
+    static let workingSide = ImageMeasurements.analysisSize
 
     public init(blobs: any BlobStore, provider: any VisionProvider, limits: ImageLimits = ImageLimits()) {
         (self.blobs, self.provider, self.limits) = (blobs, provider, limits)

@@ -94,6 +94,10 @@ public struct PhotoReading: Sendable, Equatable {
     }
 
     public static func read(_ image: PixelBuffer) -> PhotoReading {
-        PhotoReading(measurements: .measure(image), composition: .measure(image))
+        // Both measure the ≤ 512 px analysis copy: make it once (the aspect ratio from the original).
+        let small = image.cappingLongSide(ImageMeasurements.analysisSize)
+        var measurements = ImageMeasurements.measure(small)
+        measurements.aspectRatio = Double(image.width) / Double(image.height)
+        return PhotoReading(measurements: measurements, composition: .measure(small))
     }
 }
