@@ -25,7 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // Tests only: a real HTTP client over loopback, and a YAML parser for the OpenAPI check.
+        // The OpenAI-compatible vision provider's client (and the tests' client over loopback);
+        // a YAML parser for the OpenAPI check (tests only).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
@@ -76,7 +77,7 @@ let package = Package(
         // from measurements), the OpenAI-compatible provider.
         .target(
             name: "AtelierVision",
-            dependencies: ["AtelierImaging"]
+            dependencies: ["AtelierImaging", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         // Blobs: the BlobStore protocol, the local-directory store, pre-signed URL signing.
         .target(
@@ -133,10 +134,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Shared by the test targets: a fresh migrated database per test on the PostgreSQL of ./ops/test.
+        // Shared by the test targets: a fresh migrated database per test on the PostgreSQL of
+        // ./ops/test, and a server replaying the OpenAI chat-completions protocol.
         .target(
             name: "AtelierTestSupport",
-            dependencies: ["AtelierQueue", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["AtelierQueue", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Hummingbird", package: "hummingbird")],
             path: "Tests/AtelierTestSupport"
         ),
         .testTarget(
@@ -150,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierVisionTests",
-            dependencies: ["AtelierVision", "AtelierImaging"]
+            dependencies: ["AtelierVision", "AtelierImaging", "AtelierTestSupport"]
         ),
         .testTarget(
             name: "AtelierEmbeddingsTests",

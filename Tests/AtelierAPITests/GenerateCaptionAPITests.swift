@@ -1,14 +1,16 @@
 import AtelierAPI
 import AtelierImaging
 import AtelierQueue
+import AtelierTestSupport
+import AtelierVision
 import Foundation
 import NIOHTTP1
 import XCTest
 
 /// `POST /api/generateCaption` (CONTRACTS §1) against a real server and worker, decoded with the
 /// caption app's own `Codable` models (field lists copied from seeds/000): both response shapes,
-/// every error code, the image gone after the job.
-class GenerateCaptionAPITests: APITestCase {
+/// every error code, the image gone after the job. The app's models and helpers; tests below.
+class CaptionAPITestCase: APITestCase {
     // The caption app's models, as in its API documentation.
     struct CaptionRequest: Codable { let imageData: String; let mimeType: String }
     struct CaptionResponse: Codable { let success: Bool; let data: CaptionData; let metadata: ResponseMetadata }
@@ -60,7 +62,9 @@ class GenerateCaptionAPITests: APITestCase {
             return FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &directory) && !directory.boolValue
         }
     }
+}
 
+final class GenerateCaptionAPITests: CaptionAPITestCase {
     func testACaptionDecodesWithTheAppsModelsAndTheImageIsGone() async throws {
         let image = try photo()
         let reply = try await caption(try body(image))
@@ -125,7 +129,7 @@ class GenerateCaptionAPITests: APITestCase {
 }
 
 /// The per-IP limit, set low so the test is quick.
-final class GenerateCaptionRateLimitTests: GenerateCaptionAPITests {
+final class GenerateCaptionRateLimitTests: CaptionAPITestCase {
     override func configure(_ configuration: inout APIConfiguration) { configuration.captionRateLimitPerMinute = 3 }
 
     func testTheFourthRequestInAMinuteIsRATE001() async throws {
@@ -144,14 +148,11 @@ final class GenerateCaptionRateLimitTests: GenerateCaptionAPITests {
         try assertCaptionError(try await caption(try body(try photo()), token: bob), status: 429, code: "RATE_001")
     }
 
-    override func testACaptionDecodesWithTheAppsModelsAndTheImageIsGone() async throws {}
-    override func testEveryValidationErrorIsVAL001AndStoresNothing() async throws {}
-    override func testAuthAndMethodErrors() async throws {}
 }
 
 /// No worker runs: the route gives up after its timeout with AI_001, cancels the job and
 /// deletes the image.
-final class GenerateCaptionTimeoutTests: GenerateCaptionAPITests {
+final class GenerateCaptionTimeoutTests: CaptionAPITestCase {
     override var runsWorker: Bool { false }
     override func configure(_ configuration: inout APIConfiguration) { configuration.captionTimeout = .seconds(1) }
 
@@ -164,9 +165,6 @@ final class GenerateCaptionTimeoutTests: GenerateCaptionAPITests {
         XCTAssertEqual(storedFiles(), [])
     }
 
-    override func testACaptionDecodesWithTheAppsModelsAndTheImageIsGone() async throws {}
-    override func testEveryValidationErrorIsVAL001AndStoresNothing() async throws {}
-    override func testAuthAndMethodErrors() async throws {}
 }
 
 extension ISO8601DateFormatter {
@@ -175,4 +173,41 @@ extension ISO8601DateFormatter {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
     }
+}
+
+/// The `openai` provider end to end: the worker's caption comes from a server replaying the
+/// chat-completions protocol; its token usage reaches the app; a provider that keeps failing is AI_001.
+final class GenerateCaptionOpenAITests: CaptionAPITestCase {
+    static let chat = ChatCompletionsServer(
+        [.caption("A dragonfly rests on a thin stem against a soft green background.")]
+            + Array(repeating: .error(500, "model crashed"), count: 8))
+
+    override var visionProvider: any VisionProvider {
+        var configuration = OpenAIVisionProvider.Configuration(baseURL: Self.chat.baseURL, apiKey: "sk-test", model: "test-vision")
+        configuration.maxRetries = 1
+        configuration.backoff = .milliseconds(10)
+        return try! OpenAIVisionProvider(configuration)
+    }
+
+    override func setUp() async throws {
+        if Self.chat.baseURL.isEmpty { try await Self.chat.start() }
+        try await super.setUp()
+    }
+
+    func testTheModelsCaptionAndUsageThenAI001() async throws {
+        let reply = try await caption(try body(try photo()))
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let response = try JSONDecoder().decode(CaptionResponse.self, from: Data(reply.text.utf8))
+        XCTAssertEqual(response.data.caption, "A dragonfly rests on a thin stem against a soft green background.")
+        XCTAssertEqual(response.data.provider, "openai")
+        XCTAssertEqual(response.data.model, "test-vision")
+        XCTAssertEqual(response.data.usage?.promptTokens, 1234)
+        XCTAssertEqual(response.data.usage?.totalTokens, 1290)
+
+        let failed = try await caption(try body(try photo()))
+        try assertCaptionError(failed, status: 500, code: "AI_001")
+        XCTAssertTrue(failed.text.contains("model crashed"), failed.text)
+        XCTAssertEqual(storedFiles(), [], "the image is gone after the last attempt too")
+    }
+
 }

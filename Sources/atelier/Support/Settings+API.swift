@@ -129,12 +129,29 @@ extension Settings {
 }
 
 extension Settings {
-    /// `ATELIER_VISION_PROVIDER`: `local` (default; captions composed from measurements).
+    /// `ATELIER_VISION_PROVIDER`: `local` (default; captions composed from measurements) or
+    /// `openai` (an OpenAI-compatible endpoint: ATELIER_OPENAI_BASE_URL, _API_KEY, _MODEL,
+    /// _TIMEOUT, _MAX_RETRIES).
     func visionProvider() throws -> any VisionProvider {
         switch string("ATELIER_VISION_PROVIDER") ?? "local" {
-        case "", "local": return LocalVisionProvider()
+        case "", "local":
+            return LocalVisionProvider()
+        case "openai":
+            var configuration = OpenAIVisionProvider.Configuration(
+                baseURL: string("ATELIER_OPENAI_BASE_URL") ?? "https://api.openai.com/v1",
+                apiKey: string("ATELIER_OPENAI_API_KEY"), model: string("ATELIER_OPENAI_MODEL") ?? "gpt-4o-mini")
+            configuration.timeout = try duration("ATELIER_OPENAI_TIMEOUT") ?? configuration.timeout
+            if let retries = try int("ATELIER_OPENAI_MAX_RETRIES") {
+                guard (0...10).contains(retries) else { throw QueueError.configuration("ATELIER_OPENAI_MAX_RETRIES must be within 0…10") }
+                configuration.maxRetries = retries
+            }
+            do {
+                return try OpenAIVisionProvider(configuration)
+            } catch {
+                throw QueueError.configuration(error.description)
+            }
         case let other:
-            throw QueueError.configuration("ATELIER_VISION_PROVIDER=\(other) is not a provider this build has; use local")
+            throw QueueError.configuration("ATELIER_VISION_PROVIDER=\(other) is not a provider: use local or openai")
         }
     }
 }

@@ -33,6 +33,9 @@ class APITestCase: DatabaseTestCase {
     /// Override to give the API and the worker the embedding model (search and `index`).
     var embeddingModel: MiniLMEncoder? { nil }
 
+    /// Override to caption with another provider (the worker's `caption` handler).
+    var visionProvider: any VisionProvider { LocalVisionProvider() }
+
     /// Override to change the server's settings before it starts.
     func configure(_ configuration: inout APIConfiguration) {}
 
@@ -59,7 +62,7 @@ class APITestCase: DatabaseTestCase {
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)
         var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512),
-                                                                                 CaptionHandler(blobs: blobs, provider: LocalVisionProvider())]
+                                                                                 CaptionHandler(blobs: blobs, provider: visionProvider)]
         if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel)) }
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)
