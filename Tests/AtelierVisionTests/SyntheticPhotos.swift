@@ -45,6 +45,28 @@ enum SyntheticPhotos {
         return image
     }
 
+    /// A landscape: blue sky over a textured green field, the horizon through the centre at
+    /// `degrees` (rising to the right when positive), a small red barn on the left third.
+    static func horizon(degrees: Double, width: Int = 480, height: Int = 320) -> PixelBuffer {
+        var generator = Generator(state: 3)
+        var image = PixelBuffer(width: width, height: height, channels: 3, fill: 0)
+        let slope = tan(degrees * .pi / 180)
+        for y in 0..<height {
+            for x in 0..<width {
+                let boundary = Double(height) / 2 - (Double(x) - Double(width) / 2) * slope
+                let noise = Double(generator.next() % 13) - 6
+                let pixel: [Double] = Double(y) < boundary ? [120 + noise, 170 + noise, 230 + noise] : [60 + noise, 120 + noise, 50 + noise]
+                for k in 0..<3 { image.pixels[(y * width + x) * 3 + k] = UInt8(max(0, min(255, pixel[k]))) }
+            }
+        }
+        for y in (height / 2 - 40)..<(height / 2 - 5) {
+            for x in (width / 3 - 20)..<(width / 3 + 20) {
+                image.pixels[(y * width + x) * 3] = 170; image.pixels[(y * width + x) * 3 + 1] = 40; image.pixels[(y * width + x) * 3 + 2] = 30
+            }
+        }
+        return image
+    }
+
     /// Each channel blurred with a Gaussian of `sigma` pixels.
     static func blurred(_ image: PixelBuffer, sigma: Float) -> PixelBuffer {
         var out = image
