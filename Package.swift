@@ -111,6 +111,7 @@ let package = Package(
                 "AtelierImaging",
                 "AtelierSearch",
                 "AtelierEmbeddings",
+                "AtelierVision",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MultipartKit", package: "multipart-kit"),

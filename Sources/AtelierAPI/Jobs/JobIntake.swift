@@ -108,6 +108,6 @@ struct JobIntake: Sendable {
         }
         try kind.validate(submission.options)
         try kind.validateWithImage?(submission.options, image != nil)
-        return (kind, submission.options, image)
+        return (kind, try kind.prepare?(submission.options) ?? submission.options, image)
     }
 }

@@ -15,6 +15,9 @@ public struct JobKind: Sendable {
     public var validate: @Sendable (_ options: [String: Any]) throws -> Void
     /// The same, for kinds whose options depend on whether an image came with them.
     public var validateWithImage: (@Sendable (_ options: [String: Any], _ hasImage: Bool) throws -> Void)?
+    /// Turns valid options into the payload the job runs with (e.g. `advisor: "random"` into the
+    /// chosen ids, so every attempt does the same work). Identity when nil.
+    public var prepare: (@Sendable (_ options: [String: Any]) throws -> [String: Any])?
 
     public init(name: String, image: ImageRule, queue: String = "default", priority: Int = Priority.normal,
                 maxAttempts: Int = 5, validate: @escaping @Sendable (_ options: [String: Any]) throws -> Void = { _ in }) {

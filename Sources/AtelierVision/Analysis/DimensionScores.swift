@@ -47,7 +47,9 @@ public struct DimensionScores: Sendable, Equatable {
             "\(Self.percent(m.clippedShadows)) crushed to black"])
 
         // Focus & sharpness: Laplacian spread per unit of contrast.
-        scores[.focus] = Score(value: Self.clamp(1 + sharpness * 18), evidence: [
+        // Piecewise so the score agrees with the caption's words: soft below 0.22 (≤ 6.5), crisp above 0.45 (≥ 9.5).
+        let focus = sharpness <= 0.22 ? 1 + sharpness * 25 : 6.5 + (sharpness - 0.22) * 13
+        scores[.focus] = Score(value: Self.clamp(focus), evidence: [
             "sharpness index \(String(format: "%.2f", sharpness)) (Laplacian σ \(String(format: "%.0f", m.laplacianVariance.squareRoot())) per contrast)"])
 
         // Colour harmony: a palette of few related hues, colourfulness neither garish nor dead.

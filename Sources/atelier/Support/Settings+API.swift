@@ -171,7 +171,7 @@ enum EmbeddingModelCache {
 /// The job kinds this build's workers run, as the API accepts them, and their handlers.
 enum BuiltInKinds {
     static var catalog: JobKindCatalog {
-        JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption])
+        JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis])
     }
 
     static func handlers(blobs: any BlobStore, settings: Settings) throws -> [any JobHandler] {
@@ -182,7 +182,9 @@ enum BuiltInKinds {
         var handlers: [any JobHandler] = DiagnosticHandlers.all(blobs: blobs)
             + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]
         if let encoder = try settings.embeddingModel() { handlers.append(IndexHandler(encoder: encoder)) }
-        handlers.append(CaptionHandler(blobs: blobs, provider: try settings.visionProvider(), limits: try settings.imageLimits()))
+        let vision = try settings.visionProvider()
+        handlers.append(CaptionHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
+        handlers.append(AnalysisHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
         return handlers
     }
 }

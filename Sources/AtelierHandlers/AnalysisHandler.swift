@@ -1,0 +1,112 @@
+import AtelierImaging
+import AtelierQueue
+import AtelierStorage
+import AtelierVision
+import AtelierWorker
+import Foundation
+
+/// `analysis`: the uploaded photo measured once, then reviewed by each chosen advisor in turn
+/// (progress "Conjuring Ansel Adams", with `current_advisor`/`total_advisors`/`step_phase` in the
+/// progress detail), a caption from the configured provider, and a self-contained HTML report
+/// stored as the result blob (served by a signed `result_url`). Scores come from measurements;
+/// the prose is the advisors' templates (a language model writing it is not built yet).
+public struct AnalysisHandler: JobHandler {
+    public let kind = "analysis"
+    let blobs: any BlobStore
+    let limits: ImageLimits
+    let provider: any VisionProvider
+
+    public init(blobs: any BlobStore, provider: any VisionProvider, limits: ImageLimits = ImageLimits()) {
+        (self.blobs, self.provider, self.limits) = (blobs, provider, limits)
+    }
+
+    public var timeout: Duration? { .seconds(180) }
+
+    struct Payload: Decodable {
+        struct Input: Decodable { var blob: String; var content_type: String? }
+        var input: Input
+        var advisors: [String]?
+    }
+
+    struct AdvisorResult: Encodable {
+        var id: String
+        var name: String
+        var grade: String
+        var overall: Double
+        var scores: [String: Int]
+    }
+
+    struct Result: Encodable {
+        var result_blob: String
+        var content_type = "text/html; charset=utf-8"
+        var grade: String
+        var overall: Double
+        var caption: String
+        var advisors: [AdvisorResult]
+    }
+
+    struct Step: Encodable {
+        var current_advisor: Int
+        var total_advisors: Int
+        var step_phase: String
+    }
+
+    public func run(_ context: JobContext) async throws -> JobResult {
+        let payload = try context.payload(as: Payload.self)
+        let ids = payload.advisors ?? Advisor.all.map(\.id)
+        let advisors = try ids.map { id -> Advisor in
+            guard let advisor = Advisor.named(id) else { throw JobFailure.permanent("unknown advisor '\(id)'") }
+            return advisor
+        }
+        guard !advisors.isEmpty else { throw JobFailure.permanent("no advisors chosen") }
+        let key: BlobKey
+        do { key = try BlobKey(payload.input.blob) } catch { throw JobFailure.permanent("the input blob key is not valid") }
+        try await context.progress(2, step: "Reading the photo")
+        let read: Swift.Result<Data, StorageError>
+        do { read = .success(try await blobs.read(key)) } catch { read = .failure(error) }
+        let bytes: [UInt8]
+        switch read {
+        case .success(let data): bytes = [UInt8](data)
+        case .failure(.notFound): throw JobFailure.permanent("the input image is gone")
+        case .failure(let error): throw error
+        }
+        try await context.progress(5, step: "Measuring light, colour and composition")
+        let limits = self.limits
+        let (image, reading): (PixelBuffer, PhotoReading) = try await context.offload { _ in
+            do {
+                let image = try ImageCodec.decode(bytes, limits: limits, minimumLongSide: 640).cappingLongSide(640)
+                return (image, PhotoReading.read(image))
+            } catch let error as ImageError {
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+            }
+        }
+        let scores = DimensionScores(reading)
+        var reviews: [AdvisorReview] = []
+        for (index, advisor) in advisors.enumerated() {
+            try context.checkCancellation()
+            let detail = String(decoding: try JSONEncoder().encode(Step(current_advisor: index + 1, total_advisors: advisors.count,
+                                                                         step_phase: "analyzing")), as: UTF8.self)
+            try await context.progress(10 + 75 * index / advisors.count, step: "Conjuring \(advisor.name)", detail: detail)
+            reviews.append(AdvisorReview(advisor: advisor, scores: scores))
+        }
+        try await context.progress(88, step: "Writing the report",
+                                   detail: String(decoding: try JSONEncoder().encode(Step(current_advisor: advisors.count, total_advisors: advisors.count,
+                                                                                            step_phase: "finalizing")), as: UTF8.self))
+        let caption: String
+        do {
+            caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.content_type ?? "image/jpeg")).text
+        } catch {
+            throw JobFailure.transient("the \(provider.name) provider failed: \(error.description)")
+        }
+        let report = AnalysisReport(reviews: reviews, reading: reading)
+        let html = try report.html(thumbnail: image, caption: caption)
+        let resultKey = BlobKey.jobResult(context.job.id, fileExtension: "html")
+        _ = try await blobs.put(Data(html.utf8), at: resultKey)
+        return try .encode(Result(
+            result_blob: resultKey.path, grade: report.grade, overall: report.overall, caption: caption,
+            advisors: reviews.map { review in
+                AdvisorResult(id: review.advisor.id, name: review.advisor.name, grade: review.grade, overall: review.overall,
+                              scores: Dictionary(uniqueKeysWithValues: Dimension.allCases.map { ($0.rawValue, review.scores[$0].rounded) }))
+            }))
+    }
+}
