@@ -59,17 +59,8 @@ public struct AnalysisHandler: JobHandler {
             return advisor
         }
         guard !advisors.isEmpty else { throw JobFailure.permanent("no advisors chosen") }
-        let key: BlobKey
-        do { key = try BlobKey(payload.input.blob) } catch { throw JobFailure.permanent("the input blob key is not valid") }
         try await context.progress(2, step: "Reading the photo")
-        let read: Swift.Result<Data, StorageError>
-        do { read = .success(try await blobs.read(key)) } catch { read = .failure(error) }
-        let bytes: [UInt8]
-        switch read {
-        case .success(let data): bytes = [UInt8](data)
-        case .failure(.notFound): throw JobFailure.permanent("the input image is gone")
-        case .failure(let error): throw error
-        }
+        let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         try await context.progress(5, step: "Measuring light, colour and composition")
         let limits = self.limits
         let (image, reading): (PixelBuffer, PhotoReading) = try await context.offload { _ in

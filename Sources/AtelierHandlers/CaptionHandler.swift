@@ -54,17 +54,8 @@ public struct CaptionHandler: JobHandler {
 
     private func caption(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: Payload.self)
-        let key: BlobKey
-        do { key = try BlobKey(payload.input.blob) } catch { throw JobFailure.permanent("the input blob key is not valid") }
         try await context.progress(10, step: "reading")
-        let read: Swift.Result<Data, StorageError>
-        do { read = .success(try await blobs.read(key)) } catch { read = .failure(error) }
-        let bytes: [UInt8]
-        switch read {
-        case .success(let data): bytes = [UInt8](data)
-        case .failure(.notFound): throw JobFailure.permanent("the input image is gone")
-        case .failure(let error): throw error
-        }
+        let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         try await context.progress(30, step: "decoding")
         let limits = self.limits
         let image: PixelBuffer = try await context.offload { _ in

@@ -53,16 +53,6 @@ public struct StylizeHandler: JobHandler {
         var bytes: Int
     }
 
-    private func readInput(_ key: BlobKey) async throws -> [UInt8] {
-        let result: Swift.Result<Data, StorageError>
-        do { result = .success(try await blobs.read(key)) } catch { result = .failure(error) }
-        switch result {
-        case .success(let data): return [UInt8](data)
-        case .failure(.notFound): throw JobFailure.permanent("the input image is gone")
-        case .failure(let error): throw error
-        }
-    }
-
     public func run(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: Payload.self)
         guard let style = StyleID(rawValue: payload.style_id), style.isAvailable else {
@@ -82,11 +72,9 @@ public struct StylizeHandler: JobHandler {
         }
         let warps = try distortions(context)
         let png = payload.output == "png"
-        let input: BlobKey
-        do { input = try BlobKey(payload.input.blob) } catch { throw JobFailure.permanent("the input blob key is not valid") }
 
         try await context.progress(5, step: "reading")
-        let bytes = try await readInput(input)
+        let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         let (limits, maxSide) = (self.limits, self.maxSide)
         try await context.progress(15, step: "decoding")
         let (decoded, factor): (PixelBuffer, Double) = try await context.offload { _ in

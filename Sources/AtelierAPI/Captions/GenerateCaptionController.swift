@@ -102,7 +102,7 @@ struct GenerateCaptionController: Sendable {
                             usage: output.usage, processingTime: "\(elapsed)ms", requestId: requestID),
                 metadata: .init(timestamp: CaptionTimestamp.now(), provider: output.provider, requestId: requestID,
                                 processingTime: elapsed, imageSize: bytes.count, mimeType: mimeType))
-            var response = try Self.json(body, status: .ok)
+            var response = try JobsController.json(body)
             for field in rateHeaders { response.headers[field.name] = field.value }
             return response
         } catch var failure as CaptionFailure {
@@ -192,17 +192,9 @@ struct GenerateCaptionController: Sendable {
     }
 
     static func response(for failure: CaptionFailure) -> Response {
-        var response = (try? json(failure.body, status: failure.code.status)) ?? Response(status: failure.code.status)
+        var response = (try? JobsController.json(failure.body, status: failure.code.status)) ?? Response(status: failure.code.status)
         for field in failure.headers { response.headers[field.name] = field.value }
         return response
-    }
-
-    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        let data = try encoder.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func milliseconds(_ duration: Duration) -> Int {
