@@ -1,19 +1,47 @@
 import AtelierEmbeddings
+import AtelierImaging
 import AtelierQueue
 import AtelierSearch
+import AtelierStorage
+import AtelierVision
 import AtelierWorker
 import Foundation
 
-/// `index`: a text (or an uploaded image's caption) → MiniLM embedding → upsert into the
-/// vector store under the job's owner. Indexing the same `source_key` again replaces the row.
+/// `index`: a text (or an uploaded image's caption — given, or written by the configured vision
+/// provider) → MiniLM embedding → upsert into the vector store under the job's owner. Indexing the same `source_key` again replaces the row.
 /// The result names the row and what was embedded: `{id, collection, source_key, source_kind,
 /// text, caption?, image_path?, embedding_dim}`.
 public struct IndexHandler: JobHandler {
     public let kind = "index"
     let encoder: MiniLMEncoder
+    let blobs: any BlobStore
+    let captioner: any VisionProvider
+    let limits: ImageLimits
 
-    public init(encoder: MiniLMEncoder) {
-        self.encoder = encoder
+    public init(encoder: MiniLMEncoder, blobs: any BlobStore, captioner: any VisionProvider, limits: ImageLimits = ImageLimits()) {
+        (self.encoder, self.blobs, self.captioner, self.limits) = (encoder, blobs, captioner, limits)
+    }
+
+    /// The caption of the job's uploaded image, from the vision provider.
+    func caption(_ input: [String: Any]?, _ context: JobContext) async throws -> String {
+        guard let blob = input?["blob"] as? String else { throw JobFailure.permanent("the image to caption is missing") }
+        try await context.progress(10, step: "captioning")
+        let bytes = try await JobInput.read(blob, from: blobs)
+        let limits = self.limits
+        let image: PixelBuffer = try await context.offload { _ in
+            do {
+                return try ImageCodec.decode(bytes, limits: limits, minimumLongSide: ImageMeasurements.analysisSize)
+                    .cappingLongSide(ImageMeasurements.analysisSize)
+            } catch let error as ImageError {
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+            }
+        }
+        do {
+            return try await captioner.caption(VisionInput(image: image, encoded: bytes,
+                                                           mimeType: input?["content_type"] as? String ?? "image/jpeg")).text
+        } catch {
+            throw JobFailure.transient("the \(captioner.name) provider failed: \(error.description)")
+        }
     }
 
     public var timeout: Duration? { .seconds(60) }
@@ -57,13 +85,14 @@ public struct IndexHandler: JobHandler {
             throw JobFailure.permanent("the index job's payload is not a JSON object")
         }
         let input = options["input"] as? [String: Any]
-        let request: IndexRequest
+        var request: IndexRequest
         do {
             request = try IndexRequest.parse(options.filter { $0.key != "input" }, hasImage: input != nil)
         } catch {
             throw JobFailure.permanent(error.message)
         }
         if let documentID = request.documentID { return try await indexDocument(documentID, context) }
+        if request.needsCaption { request.text = try await caption(input, context) }
         try await context.progress(20, step: "embedding")
         let text = request.text
         let vector = try await context.offload { _ in encoder.embed(text) }

@@ -2,14 +2,18 @@ import Foundation
 
 /// An `index` job's options, checked the same way by the API (before storing) and the worker:
 /// - text input: `text` (1…8000 characters) — a document, a knowledge point, a caption;
-/// - image input: the uploaded image plus `caption` (1…2000 characters; until the caption
-///   provider exists the client supplies it), and optionally `image_path`;
+/// - image input: the uploaded image, optionally its `caption` (1…2000 characters; without
+///   one the worker captions the image with the configured vision provider), and optionally
+///   `image_path`;
 /// - `collection` (default `default`; letters, digits, `_ . -`, ≤ 64), `source_key` (what is
 ///   indexed: indexing the same key again replaces the row; ≤ 200 printable characters; by
 ///   default the job's own id), `metadata` (a JSON object ≤ 8 KB).
 public struct IndexRequest: Sendable, Equatable {
+    /// What is embedded; empty for an image whose caption the worker writes.
     public var text: String
     public var isImage: Bool
+    /// An image sent without a caption: the worker captions it first.
+    public var needsCaption: Bool { isImage && text.isEmpty }
     public var imagePath: String?
     public var collection: String
     public var sourceKey: String?
@@ -57,9 +61,7 @@ public struct IndexRequest: Sendable, Equatable {
         }
         let text: String
         if hasImage {
-            guard let caption = try string("caption")?.trimmingCharacters(in: .whitespacesAndNewlines), !caption.isEmpty else {
-                throw Invalid(field: "caption", message: "indexing an image needs its caption (captions are not generated yet)")
-            }
+            let caption = try string("caption")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             guard caption.count <= maxCaptionLength else {
                 throw Invalid(field: "caption", message: "caption is longer than \(maxCaptionLength) characters")
             }

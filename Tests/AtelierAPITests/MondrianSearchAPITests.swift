@@ -58,6 +58,25 @@ final class MondrianSearchAPITests: APITestCase {
         XCTAssertEqual(try JSONDecoder().decode(SearchResponse.self, from: Data(bobs.text.utf8)).total, 0, "another owner sees nothing")
     }
 
+    func testAnImageWithoutACaptionIsCaptionedByTheProviderThenFound() async throws {
+        var image = PixelBuffer(width: 96, height: 48, channels: 3, fill: 0)
+        for i in 0..<(96 * 48) { image.pixels[i * 3] = 30; image.pixels[i * 3 + 1] = 60; image.pixels[i * 3 + 2] = 200 }
+        let (body, type) = multipart([("kind", "index"), ("image_path", "source/blue.jpg")], image: Data(try ImageCodec.encodeJPEG(image)),
+                                     filename: "blue.jpg", contentType: "image/jpeg")
+        let created = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        XCTAssertEqual(created.status, 200, created.text)
+        let done = try await waitForCompletion(try XCTUnwrap(created.json()["id"] as? String))
+        XCTAssertEqual(done["status"] as? String, "succeeded", "\(done)")
+        let caption = try XCTUnwrap((done["result"] as? [String: Any])?["caption"] as? String)
+        XCTAssertTrue(caption.contains("blue"), caption)   // the local provider names the dominant colour
+
+        let reply = try await request(.POST, "/search", body: try JSONEncoder().encode(SearchRequest(query: "a deep blue picture", top_k: 3)),
+                                      contentType: "application/json")
+        let response = try JSONDecoder().decode(SearchResponse.self, from: Data(reply.text.utf8))
+        XCTAssertEqual(response.results.first?.caption, caption)
+        XCTAssertEqual(response.results.first?.image_path, "source/blue.jpg")
+    }
+
     func testBadRequestsAreNamedAndTokensRequired() async throws {
         for (body, field) in [(["top_k": 3], "query"), (["query": "x", "top_k": 101], "top_k"),
                               (["query": "x", "collection": "help"], "collection")] as [([String: Any], String)] {

@@ -181,8 +181,10 @@ enum BuiltInKinds {
         }
         var handlers: [any JobHandler] = DiagnosticHandlers.all(blobs: blobs)
             + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]
-        if let encoder = try settings.embeddingModel() { handlers.append(IndexHandler(encoder: encoder)) }
         let vision = try settings.visionProvider()
+        if let encoder = try settings.embeddingModel() {
+            handlers.append(IndexHandler(encoder: encoder, blobs: blobs, captioner: vision, limits: try settings.imageLimits()))
+        }
         handlers.append(CaptionHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
         handlers.append(AnalysisHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
         return handlers

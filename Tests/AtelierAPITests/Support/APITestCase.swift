@@ -64,7 +64,7 @@ class APITestCase: DatabaseTestCase {
         var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512),
                                                                                  CaptionHandler(blobs: blobs, provider: visionProvider),
                                                                                  AnalysisHandler(blobs: blobs, provider: visionProvider)]
-        if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel)) }
+        if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel, blobs: blobs, captioner: visionProvider)) }
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)
         let port = PortBox()
