@@ -336,6 +336,40 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
         "503": { $ref: "#/components/responses/Error" }
+  /advisors:
+    get:
+      summary: Mondrian's advisors (CONTRACTS §2)
+      description: Nine photography advisors with their specialty, focus areas and a picture URL.
+      responses:
+        "200":
+          description: the advisors
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  advisors:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        id: { type: string }
+                        name: { type: string }
+                        specialty: { type: string }
+                        focus_areas: { type: array, items: { type: string } }
+                        image_url: { type: string, format: uri }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /advisor_image/{file}:
+    get:
+      summary: An advisor's generated picture (public, PNG)
+      parameters:
+        - { name: file, in: path, required: true, schema: { type: string, example: ansel.png } }
+      responses:
+        "200":
+          description: a Mondrian-style composition in the advisor's palette
+          content:
+            image/png: { schema: { type: string, format: binary } }
+        "404": { $ref: "#/components/responses/NotFound" }
   /search:
     post:
       summary: Mondrian's image search (CONTRACTS §2)

@@ -84,6 +84,7 @@ public final class APIServer: Sendable {
         if let limiter { mondrian.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         mondrian.add(middleware: AuthMiddleware(authenticator: authenticator))
         MondrianSearchController(search: search).register(on: mondrian)
+        AdvisorsController(base: publicBase).register(list: mondrian, pictures: router)
         return router
     }
 
