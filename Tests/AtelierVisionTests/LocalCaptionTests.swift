@@ -57,6 +57,15 @@ final class LocalCaptionTests: XCTestCase {
         XCTAssertTrue(text.contains("blurred") || text.contains("soft"), text)
     }
 
+    func testATinyImageClaimsNoDetailAndLowConfidence() async throws {
+        // The caption API's own curl example sends a 1 × 1 PNG.
+        let dot = try ImageCodec.decode([UInt8](Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!))
+        let result = try await caption(dot)
+        XCTAssertEqual(result.confidence, "low")
+        XCTAssertTrue(result.text.contains("no detail"), result.text)
+        XCTAssertFalse(result.text.contains("blurred") || result.text.contains("sharp"), result.text)
+    }
+
     func testColourNamesAreEveryday() {
         XCTAssertEqual(ColourNames.name(red: 10, green: 10, blue: 10), "black")
         XCTAssertEqual(ColourNames.name(red: 250, green: 250, blue: 250), "white")

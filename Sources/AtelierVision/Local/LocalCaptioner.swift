@@ -67,6 +67,7 @@ enum LocalCaptioner {
     }
 
     static func detail(_ r: PhotoReading, _ chooser: inout Chooser) -> String {
+        if r.tiny { return "At this size there is no detail or texture to judge." }
         var sentence: String = switch r.sharpness {
         case .blurred: chooser.pick(["Detail is blurred throughout, as from missed focus or motion", "Edges are blurred across the frame"])
         case .soft: chooser.pick(["Detail is soft rather than crisp", "Focus is gentle, with softened edges"])

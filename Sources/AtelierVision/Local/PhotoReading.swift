@@ -32,6 +32,9 @@ public struct PhotoReading: Sendable, Equatable {
     public var weightPosition: String?
     /// How clearly the cues hold, 0…1 (mean over key, contrast, sharpness, colour).
     public var clarity: Double
+    /// Under 32 pixels on the long side (an icon, the API docs' 1 × 1 example): there is no
+    /// detail, texture or composition to judge, only colour and tone.
+    public var tiny = false
 
     public let measurements: ImageMeasurements
     public let composition: Composition
@@ -98,6 +101,13 @@ public struct PhotoReading: Sendable, Equatable {
         let small = image.cappingLongSide(ImageMeasurements.analysisSize)
         var measurements = ImageMeasurements.measure(small)
         measurements.aspectRatio = Double(image.width) / Double(image.height)
-        return PhotoReading(measurements: measurements, composition: .measure(small))
+        var reading = PhotoReading(measurements: measurements, composition: .measure(small))
+        if max(image.width, image.height) < 32 {
+            reading.tiny = true
+            reading.clarity = 0
+            reading.horizonTilt = nil
+            reading.weightPosition = nil
+        }
+        return reading
     }
 }
