@@ -30,16 +30,6 @@ public struct CaptionHandler: JobHandler {
         var input: Input
     }
 
-    struct Result: Encodable {
-        var caption: String
-        var provider: String
-        var model: String
-        var confidence: String
-        var usage: TokenUsage?
-        var width: Int
-        var height: Int
-    }
-
     public func run(_ context: JobContext) async throws -> JobResult {
         do {
             let result = try await caption(context)
@@ -73,8 +63,7 @@ public struct CaptionHandler: JobHandler {
         } catch {
             throw JobFailure.transient("the \(provider.name) provider failed: \(error.description)")
         }
-        return try .encode(Result(caption: caption.text, provider: caption.provider, model: caption.model,
-                                  confidence: caption.confidence, usage: caption.usage, width: image.width, height: image.height))
+        return try .encode(CaptionJobResult(caption, width: image.width, height: image.height))
     }
 
     private func discardImage(_ context: JobContext) async {

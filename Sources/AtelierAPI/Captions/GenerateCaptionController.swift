@@ -1,6 +1,7 @@
 import AtelierImaging
 import AtelierQueue
 import AtelierStorage
+import AtelierVision
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -40,11 +41,10 @@ struct GenerateCaptionController: Sendable {
             var provider: String
             var model: String
             var confidence: String
-            var usage: Usage?
+            var usage: TokenUsage?
             var processingTime: String
             var requestId: String
         }
-        struct Usage: Codable { var prompt_tokens: Int; var completion_tokens: Int; var total_tokens: Int }
         struct Metadata: Encodable {
             var timestamp: String
             var provider: String
@@ -56,15 +56,6 @@ struct GenerateCaptionController: Sendable {
         var success = true
         var data: DataPart
         var metadata: Metadata
-    }
-
-    /// What the `caption` job returns.
-    struct JobOutput: Decodable {
-        var caption: String
-        var provider: String
-        var model: String
-        var confidence: String
-        var usage: Success.Usage?
     }
 
     @Sendable func generate(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -93,7 +84,7 @@ struct GenerateCaptionController: Sendable {
             let job = try await finished(accepted.id)
             try? await blobs.deleteAll(under: BlobKey.jobFolder(accepted.id))
             guard job.state == .succeeded, let result = job.result,
-                  let output = try? JSONDecoder().decode(JobOutput.self, from: Data(result.utf8)) else {
+                  let output = try? JSONDecoder().decode(CaptionJobResult.self, from: Data(result.utf8)) else {
                 throw CaptionFailure(.provider, "the caption could not be generated: \(job.error ?? "the job was \(job.state.rawValue)")")
             }
             let elapsed = Self.milliseconds(ContinuousClock.now - started)

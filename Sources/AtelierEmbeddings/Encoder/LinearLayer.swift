@@ -18,7 +18,8 @@ final class LinearLayer: @unchecked Sendable {
     let inputs: Int, outputs: Int
     let kernel: MatrixKernel
     private let storage: UnsafeMutableBufferPointer<Float>
-    private let bias: UnsafeMutableBufferPointer<Float>
+    /// The plain bias, for the BLAS path only (the packed layout carries its own copy).
+    private let bias: UnsafeMutableBufferPointer<Float>?
 
     /// `parts` are weights ([outputs_i, inputs] each) and biases stacked along the outputs,
     /// so query, key and value become one product.
@@ -32,20 +33,23 @@ final class LinearLayer: @unchecked Sendable {
             _ = UnsafeMutableBufferPointer(rebasing: bias[row...]).initialize(from: part.bias)
             row += part.bias.count
         }
-        (self.inputs, self.outputs, self.kernel, self.bias) = (inputs, outputs, kernel, bias)
+        (self.inputs, self.outputs, self.kernel) = (inputs, outputs, kernel)
         switch kernel {
         case .blas:
             storage = weight
+            self.bias = bias
         case .packed:
             storage = .allocate(capacity: aek_packed_count(Int32(inputs), Int32(outputs)))
             aek_pack(weight.baseAddress!, bias.baseAddress!, Int32(inputs), Int32(outputs), storage.baseAddress!)
             weight.deallocate()
+            bias.deallocate()
+            self.bias = nil
         }
     }
 
     deinit {
         storage.deallocate()
-        bias.deallocate()
+        bias?.deallocate()
     }
 
     /// `y[rows, outputs] = x·Wᵀ + b (+ residual)`, then GELU if asked, on every core
@@ -54,7 +58,7 @@ final class LinearLayer: @unchecked Sendable {
                into y: UnsafeMutablePointer<Float>) {
         switch kernel {
         case .blas:
-            aek_linear_blas(x, Int32(rows), Int32(inputs), storage.baseAddress!, bias.baseAddress!, Int32(outputs),
+            aek_linear_blas(x, Int32(rows), Int32(inputs), storage.baseAddress!, bias!.baseAddress!, Int32(outputs),
                             residual, gelu ? 1 : 0, y)
         case .packed:
             aek_linear_packed(x, Int32(rows), Int32(inputs), storage.baseAddress!, Int32(outputs), residual, gelu ? 1 : 0, y)
