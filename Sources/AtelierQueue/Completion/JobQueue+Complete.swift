@@ -37,7 +37,7 @@ extension JobQueue {
 /// The completion statement, prepared once per connection: it is the hottest statement a busy
 /// worker sends, and parsing and planning it each time cost more than running it.
 private struct CompleteStatement: PostgresPreparedStatement {
-    static let name = "atelier_complete_v1"
+    static let name = "atelier_complete_v2"
     static let sql = """
 
             WITH input AS (
@@ -62,7 +62,16 @@ private struct CompleteStatement: PostgresPreparedStatement {
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                   FROM input c
                  WHERE j.id = c.id AND j.attempt = c.attempt AND j.state = 'running' AND j.lease_owner = $7
-                RETURNING j.id, c.outcome, j.attempt, j.run_at, c.error
+                RETURNING j.id, c.outcome, j.attempt, j.run_at, c.error, j.owner, j.request_id, j.follow_up
+            ), followed AS (
+                -- A success enqueues the job's follow-ups (migration 0007), exactly once.
+                INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, request_id, parent_id, follow_up)
+                SELECT atelier_uuid_v7(), f->>'kind', coalesce(f->>'queue', 'default'), coalesce((f->>'priority')::int, 0),
+                       u.owner, coalesce(f->'payload', '{}'::jsonb), coalesce((f->>'max_attempts')::int, 5),
+                       u.request_id, u.id, NULLIF(f->'follow_up', 'null'::jsonb)
+                  FROM updated u, jsonb_array_elements(u.follow_up) AS f
+                 WHERE u.outcome = 'succeeded' AND u.follow_up IS NOT NULL
+                RETURNING parent_id, id
             ), events AS (
                 INSERT INTO job_events (job_id, type, data)
                 SELECT id,
@@ -71,7 +80,8 @@ private struct CompleteStatement: PostgresPreparedStatement {
                            'attempt', attempt,
                            'error', NULLIF(error, ''),
                            'run_at', CASE WHEN outcome = 'retry' THEN run_at END,
-                           'reason', CASE WHEN outcome = 'released' THEN 'worker shutting down' END))
+                           'reason', CASE WHEN outcome = 'released' THEN 'worker shutting down' END,
+                           'follow_ups', (SELECT jsonb_agg(f.id ORDER BY f.id) FROM followed f WHERE f.parent_id = updated.id)))
                   FROM updated
             )
             SELECT id FROM updated

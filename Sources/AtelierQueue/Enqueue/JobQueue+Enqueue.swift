@@ -74,16 +74,18 @@ extension JobQueue {
 /// One row per element of the parallel arrays; a job whose (owner, idempotency key) exists is
 /// skipped and its id left out of the result.
 private struct InsertJobsStatement: PostgresPreparedStatement {
-    static let name = "atelier_insert_jobs_v1"
+    static let name = "atelier_insert_jobs_v2"
     static let sql = """
         INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
-                          idempotency_key, request_id, parent_id)
+                          idempotency_key, request_id, parent_id, follow_up)
         SELECT id, kind, queue, priority, owner, payload::jsonb, max_attempts,
                CASE WHEN run_at < 0 THEN now() ELSE to_timestamp(run_at) END,
-               NULLIF(idempotency_key, ''), NULLIF(request_id, ''), NULLIF(parent_id, '')::uuid
+               NULLIF(idempotency_key, ''), NULLIF(request_id, ''), NULLIF(parent_id, '')::uuid,
+               NULLIF(follow_up, '')::jsonb
           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
-                      $8::float8[], $9::text[], $10::text[], $11::text[])
-            AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id, parent_id)
+                      $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[])
+            AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id, parent_id,
+                 follow_up)
         ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING id
         """
@@ -94,7 +96,7 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
     var jobs: [NewJob]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 11)
+        var bindings = PostgresBindings(capacity: 12)
         bindings.append(ids)
         bindings.append(jobs.map(\.kind))
         bindings.append(jobs.map(\.queue))
@@ -106,6 +108,7 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
         bindings.append(jobs.map { $0.idempotencyKey ?? "" })
         bindings.append(jobs.map { $0.requestID ?? "" })
         bindings.append(jobs.map { $0.parentID?.uuidString ?? "" })
+        bindings.append(jobs.map { FollowUp.columnText($0.followUps) })
         return bindings
     }
 

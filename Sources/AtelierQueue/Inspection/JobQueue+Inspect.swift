@@ -56,6 +56,20 @@ extension JobQueue {
         return events
     }
 
+    /// The job's newest event, or its newest of `type` (e.g. the last `progress`, whose data
+    /// carries the step's detail).
+    public func latestEvent(jobID: UUID, type: String? = nil) async throws -> JobEvent? {
+        let rows = try await client.query("""
+            SELECT id, job_id, type, data::text, created_at FROM job_events
+             WHERE job_id = \(jobID) AND (\(type)::text IS NULL OR type = \(type)::text)
+             ORDER BY id DESC LIMIT 1
+            """, logger: logger)
+        for try await (id, jobID, type, data, createdAt) in rows.decode((Int64, UUID, String, String, Date).self) {
+            return JobEvent(id: id, jobID: jobID, type: type, data: data, createdAt: createdAt)
+        }
+        return nil
+    }
+
     /// Jobs matching `filter`, newest first, and how many match in all.
     public func jobs(_ filter: JobFilter) async throws -> (jobs: [Job], total: Int) {
         let states = filter.states.map(\.rawValue)

@@ -27,6 +27,8 @@ public struct Job: Sendable, Equatable {
     public var idempotencyKey: String?
     public var requestID: String?
     public var parentID: UUID?
+    /// JSON array text: the jobs enqueued when this one succeeds (``FollowUp``), or nil.
+    public var followUp: String?
     public var createdAt: Date
     public var updatedAt: Date
     public var startedAt: Date?
@@ -36,16 +38,16 @@ public struct Job: Sendable, Equatable {
     static let columns = """
         id, kind, queue, state, priority::int, owner, payload::text, result::text, error, errors::text,
         attempt, max_attempts, run_at, lease_owner, lease_expires_at, progress::int, progress_step,
-        cancel_requested, idempotency_key, request_id, parent_id, created_at, updated_at, started_at, finished_at
+        cancel_requested, idempotency_key, request_id, parent_id, follow_up::text, created_at, updated_at, started_at, finished_at
         """
 
     init(row: PostgresRow) throws {
         let (id, kind, queue, state, priority, owner, payload, result, error, errors,
              attempt, maxAttempts, runAt, leaseOwner, leaseExpiresAt, progress, progressStep,
-             cancelRequested, idempotencyKey, requestID, parentID, createdAt, updatedAt, startedAt, finishedAt)
+             cancelRequested, idempotencyKey, requestID, parentID, followUp, createdAt, updatedAt, startedAt, finishedAt)
             = try row.decode((UUID, String, String, String, Int, String, String, String?, String?, String,
                               Int, Int, Date, String?, Date?, Int, String?,
-                              Bool, String?, String?, UUID?, Date, Date, Date?, Date?).self)
+                              Bool, String?, String?, UUID?, String?, Date, Date, Date?, Date?).self)
         self.id = id
         self.kind = kind
         self.queue = queue
@@ -67,6 +69,7 @@ public struct Job: Sendable, Equatable {
         self.idempotencyKey = idempotencyKey
         self.requestID = requestID
         self.parentID = parentID
+        self.followUp = followUp
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.startedAt = startedAt

@@ -19,6 +19,8 @@ public struct NewJob: Sendable {
     public var idempotencyKey: String?
     public var requestID: String?
     public var parentID: UUID?
+    /// Jobs to enqueue when this one succeeds (see ``FollowUp``).
+    public var followUps: [FollowUp]
 
     public init(
         id: UUID? = nil,
@@ -32,7 +34,8 @@ public struct NewJob: Sendable {
         delay: Duration? = nil,
         idempotencyKey: String? = nil,
         requestID: String? = nil,
-        parentID: UUID? = nil
+        parentID: UUID? = nil,
+        followUps: [FollowUp] = []
     ) {
         self.id = id
         self.kind = kind
@@ -49,6 +52,7 @@ public struct NewJob: Sendable {
         self.idempotencyKey = idempotencyKey
         self.requestID = requestID
         self.parentID = parentID
+        self.followUps = followUps
     }
 
     func validate() throws(QueueError) {
@@ -63,6 +67,7 @@ public struct NewJob: Sendable {
         if let key = idempotencyKey, key.isEmpty || key.count > 255 {
             throw .invalidArgument("idempotency key must be 1–255 characters")
         }
+        for followUp in followUps { try followUp.validate() }
     }
 }
 

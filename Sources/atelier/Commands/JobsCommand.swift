@@ -80,6 +80,10 @@ struct JobsCommand: AsyncParsableCommand {
                 if let key = job.idempotencyKey { fields.append(("idempotency key", key)) }
                 if let request = job.requestID { fields.append(("request id", request)) }
                 if let parent = job.parentID { fields.append(("parent", parent.uuidString.lowercased())) }
+                if let followUp = job.followUp, let list = JSONOutput.embedded(followUp) as? [[String: Any]], !list.isEmpty {
+                    let kinds = list.compactMap { $0["kind"] as? String }.joined(separator: ", ")
+                    fields.append(("then", job.state == .succeeded ? "\(kinds) (enqueued: see children)" : "\(kinds) (enqueued when this job succeeds)"))
+                }
                 if !children.isEmpty { fields.append(("children", children.map { "\($0.id.uuidString.lowercased()) (\($0.kind), \($0.state.rawValue))" }.joined(separator: ", "))) }
                 if job.cancelRequested { fields.append(("cancel", "requested")) }
                 let width = fields.map(\.0.count).max() ?? 0

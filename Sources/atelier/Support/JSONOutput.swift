@@ -36,7 +36,7 @@ enum JSONOutput {
             "run_at": time(job.runAt), "lease_owner": value(job.leaseOwner), "lease_expires_at": time(job.leaseExpiresAt),
             "progress": job.progress, "progress_step": value(job.progressStep), "cancel_requested": job.cancelRequested,
             "idempotency_key": value(job.idempotencyKey), "request_id": value(job.requestID),
-            "parent_id": value(job.parentID?.uuidString.lowercased()),
+            "parent_id": value(job.parentID?.uuidString.lowercased()), "follow_up": embedded(job.followUp),
             "created_at": time(job.createdAt), "updated_at": time(job.updatedAt),
             "started_at": time(job.startedAt), "finished_at": time(job.finishedAt),
         ]
