@@ -7,10 +7,11 @@ import AtelierVision
 import AtelierWorker
 import Foundation
 
-/// `index`: a text (or an uploaded image's caption — given, or written by the configured vision
-/// provider) → MiniLM embedding → upsert into the vector store under the job's owner. Indexing the same `source_key` again replaces the row.
-/// The result names the row and what was embedded: `{id, collection, source_key, source_kind,
-/// text, caption?, image_path?, embedding_dim}`.
+/// `index`: a text (or an image's caption — given, carried by the result of the job named by
+/// `from_job`, or written by the configured vision provider) → MiniLM embedding → upsert into
+/// the vector store under the job's owner. Indexing the same `source_key` again replaces the row.
+/// The result names the row and what was embedded: `{id, job_id, collection, source_key,
+/// source_kind, text, caption?, caption_from?, image_path?, embedding_dim}`.
 public struct IndexHandler: JobHandler {
     public let kind = "index"
     let encoder: MiniLMEncoder
@@ -47,14 +48,33 @@ public struct IndexHandler: JobHandler {
     public var timeout: Duration? { .seconds(60) }
 
     struct Result: Encodable {
-        var id: UUID
+        var id: String
+        /// The job the indexed item belongs to: this one, or the `from_job` whose image it is.
+        var job_id: String
         var collection: String
         var source_key: String
         var source_kind: String
         var text: String
         var caption: String?
+        /// Where an image's caption came from: `request`, `job` (the `from_job`'s result) or `provider`.
+        var caption_from: String?
         var image_path: String?
         var embedding_dim: Int
+    }
+
+    /// The uploaded image of the job `from_job` names (one of this owner's), and the caption its
+    /// result carries, if any.
+    func sourceImage(of id: UUID, _ context: JobContext) async throws -> (input: [String: Any], caption: String?) {
+        guard let job = try await context.ownersJob(id) else {
+            throw JobFailure.permanent("from_job \(id.uuidString.lowercased()) is not one of your jobs (or was purged)")
+        }
+        guard let payload = try? JSONSerialization.jsonObject(with: Data(job.payload.utf8)) as? [String: Any],
+              let input = payload["input"] as? [String: Any], input["blob"] is String else {
+            throw JobFailure.permanent("job \(id.uuidString.lowercased()) has no uploaded image to index")
+        }
+        let result = job.result.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let caption = (result?["caption"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (input, caption?.isEmpty == false ? caption : nil)
     }
 
     /// A document's current question and answer (the last edit wins whatever order jobs run in);
@@ -76,15 +96,15 @@ public struct IndexHandler: JobHandler {
             jobID: context.job.id, text: text, metadata: metadata, embedding: vector), onlyIfDocument: id) else {
             return try .encode(["document_id": id.uuidString.lowercased(), "skipped": "the document was deleted meanwhile"])
         }
-        return try .encode(Result(id: row, collection: document.collection, source_key: document.sourceKey, source_kind: "text",
-                                  text: text, caption: nil, image_path: nil, embedding_dim: vector.count))
+        return try .encode(Result(id: row.lowercased, job_id: context.job.id.lowercased, collection: document.collection, source_key: document.sourceKey, source_kind: "text",
+                                  text: text, caption: nil, caption_from: nil, image_path: nil, embedding_dim: vector.count))
     }
 
     public func run(_ context: JobContext) async throws -> JobResult {
         guard let options = try? JSONSerialization.jsonObject(with: Data(context.job.payload.utf8)) as? [String: Any] else {
             throw JobFailure.permanent("the index job's payload is not a JSON object")
         }
-        let input = options["input"] as? [String: Any]
+        var input = options["input"] as? [String: Any]
         var request: IndexRequest
         do {
             request = try IndexRequest.parse(options.filter { $0.key != "input" }, hasImage: input != nil)
@@ -92,22 +112,34 @@ public struct IndexHandler: JobHandler {
             throw JobFailure.permanent(error.message)
         }
         if let documentID = request.documentID { return try await indexDocument(documentID, context) }
-        if request.needsCaption { request.text = try await caption(input, context) }
+        var owningJob = context.job.id
+        var captionFrom = request.isImage && !request.text.isEmpty ? "request" : nil
+        if let source = request.fromJob {
+            let (sourceInput, sourceCaption) = try await sourceImage(of: source, context)
+            (input, owningJob) = (sourceInput, source)
+            if request.text.isEmpty, let sourceCaption { (request.text, captionFrom) = (sourceCaption, "job") }
+        }
+        if request.needsCaption { (request.text, captionFrom) = (try await caption(input, context), "provider") }
         try await context.progress(20, step: "embedding")
         let text = request.text
         let vector = try await context.offload { _ in encoder.embed(text) }
         try context.checkCancellation()
         try await context.progress(70, step: "storing")
         let imagePath = request.imagePath ?? (input?["blob"] as? String).map { "source/" + ($0.split(separator: "/").last.map(String.init) ?? $0) }
-        let sourceKey = request.sourceKey ?? (request.isImage ? "job:\(context.job.id):\(imagePath ?? "image")" : "job:\(context.job.id)")
+        let sourceKey = request.sourceKey ?? (request.isImage ? "job:\(owningJob):\(imagePath ?? "image")" : "job:\(owningJob)")
         let store = VectorStore(client: context.database, logger: context.logger)
         let id = try await store.upsert(NewIndexedItem(
             owner: context.job.owner, collection: request.collection, sourceKind: request.isImage ? "image" : "text",
-            sourceKey: sourceKey, jobID: context.job.id, imagePath: request.isImage ? imagePath : nil, text: request.text,
+            sourceKey: sourceKey, jobID: owningJob, imagePath: request.isImage ? imagePath : nil, text: request.text,
             metadata: request.metadata, embedding: vector))
-        return try .encode(Result(id: id, collection: request.collection, source_key: sourceKey,
+        return try .encode(Result(id: id.lowercased, job_id: owningJob.lowercased, collection: request.collection, source_key: sourceKey,
                                   source_kind: request.isImage ? "image" : "text", text: request.text,
-                                  caption: request.isImage ? request.text : nil, image_path: request.isImage ? imagePath : nil,
-                                  embedding_dim: vector.count))
+                                  caption: request.isImage ? request.text : nil, caption_from: captionFrom,
+                                  image_path: request.isImage ? imagePath : nil, embedding_dim: vector.count))
     }
+}
+
+extension UUID {
+    /// The id as the API writes ids: lower-case.
+    var lowercased: String { uuidString.lowercased() }
 }

@@ -5,6 +5,9 @@ import Foundation
 /// - image input: the uploaded image, optionally its `caption` (1…2000 characters; without
 ///   one the worker captions the image with the configured vision provider), and optionally
 ///   `image_path`;
+/// - another job's image: `from_job` names one of the caller's jobs that has an uploaded image
+///   (an analysis, a Mondrian upload); the worker indexes that image under that job's id and
+///   reuses the caption the job's result carries (else the provider writes one);
 /// - `collection` (default `default`; letters, digits, `_ . -`, ≤ 64), `source_key` (what is
 ///   indexed: indexing the same key again replaces the row; ≤ 200 printable characters; by
 ///   default the job's own id), `metadata` (a JSON object ≤ 8 KB).
@@ -21,6 +24,8 @@ public struct IndexRequest: Sendable, Equatable {
     /// Set by the documents API: the text is the document's current question and answer, read
     /// when the job runs.
     public var documentID: UUID?
+    /// The job whose uploaded image is indexed (`from_job`).
+    public var fromJob: UUID?
 
     public struct Invalid: Error, Sendable, Equatable {
         public var field: String
@@ -59,6 +64,13 @@ public struct IndexRequest: Sendable, Equatable {
             }
             return IndexRequest(text: "", isImage: false, imagePath: nil, collection: "", sourceKey: nil, metadata: "{}", documentID: id)
         }
+        var fromJob: UUID?
+        if let source = try string("from_job") {
+            guard let id = UUID(uuidString: source) else { throw Invalid(field: "from_job", message: "from_job must be a job id") }
+            guard !hasImage else { throw Invalid(field: "from_job", message: "send an image or from_job, not both") }
+            fromJob = id
+        }
+        let hasImage = hasImage || fromJob != nil
         let text: String
         if hasImage {
             let caption = try string("caption")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
@@ -94,6 +106,6 @@ public struct IndexRequest: Sendable, Equatable {
         }
         let metadata = try metadataJSON(options["metadata"]) ?? "{}"
         return IndexRequest(text: text, isImage: hasImage, imagePath: imagePath, collection: collection,
-                            sourceKey: sourceKey, metadata: metadata, documentID: nil)
+                            sourceKey: sourceKey, metadata: metadata, documentID: nil, fromJob: fromJob)
     }
 }

@@ -5,36 +5,8 @@ import XCTest
 
 /// `GET /v1/jobs/{id}/events`: live events, replay from Last-Event-ID, the end of the stream.
 final class EventStreamTests: APITestCase {
-    struct Event: Equatable {
-        var id: String?
-        var name: String?
-        var data: String
-    }
-
-    /// Reads a whole stream (it ends after the terminal event) and parses its events.
-    func readStream(_ id: String, lastEventID: String? = nil) async throws -> (events: [Event], comments: [String]) {
-        var request = HTTPClientRequest(url: "\(baseURL)/v1/jobs/\(id)/events")
-        request.headers.add(name: "X-App-Token", value: token)
-        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
-        let response = try await http.execute(request, timeout: .seconds(30))
-        XCTAssertEqual(response.status.code, 200)
-        XCTAssertEqual(response.headers.first(name: "Content-Type"), "text/event-stream; charset=utf-8")
-        var text = ""
-        for try await chunk in response.body { text += String(buffer: chunk) }
-        var events: [Event] = []
-        var comments: [String] = []
-        for block in text.components(separatedBy: "\n\n") where !block.isEmpty {
-            var event = Event(id: nil, name: nil, data: "")
-            var isEvent = false
-            for line in block.split(separator: "\n") {
-                if line.hasPrefix(":") { comments.append(String(line)); continue }
-                if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)); isEvent = true }
-                if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)); isEvent = true }
-                if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)); isEvent = true }
-            }
-            if isEvent { events.append(event) }
-        }
-        return (events, comments)
+    func readStream(_ id: String, lastEventID: String? = nil) async throws -> (events: [ServerSentEvent], comments: [String]) {
+        try await readEventStream("/v1/jobs/\(id)/events", lastEventID: lastEventID)
     }
 
     func testLiveEventsThenReplayFromLastEventID() async throws {

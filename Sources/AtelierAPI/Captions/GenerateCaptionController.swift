@@ -153,29 +153,9 @@ struct GenerateCaptionController: Sendable {
         return (bytes, mimeType)
     }
 
-    /// The job once it has finished, woken by its events' notifications (and the hub's periodic
-    /// tick as a safety net); past `timeout` it is cancelled and the answer is AI_001.
+    /// The job once it has finished; past `timeout` it is cancelled and the answer is AI_001.
     private func finished(_ id: UUID) async throws -> Job {
-        let signals = hub.subscribe(id)
-        let job = try await queue.job(id: id)
-        if job.state.isFinished { return job }
-        let (queue, timeout) = (self.queue, self.timeout)
-        let outcome: Job? = try await withThrowingTaskGroup(of: Job?.self) { group in
-            group.addTask {
-                for await _ in signals {
-                    let job = try await queue.job(id: id)
-                    if job.state.isFinished { return job }
-                }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let outcome = try await JobCompletionWaiter(queue: queue, hub: hub).finished(id, timeout: timeout)
         if let outcome { return outcome }
         _ = try? await queue.cancel(id: id, reason: "the caption request timed out")
         try? await blobs.deleteAll(under: BlobKey.jobFolder(id))

@@ -20,8 +20,10 @@ struct JobIntake: Sendable {
         var created: Bool
     }
 
+    /// `id` names the new job (callers that derive names from it make it first); `followUps`
+    /// are enqueued when the job succeeds.
     func accept(_ submission: JobSubmission, owner: String, idempotencyKey: String?, requestID: String,
-                logger: Logger) async throws -> Accepted {
+                logger: Logger, id: UUID = JobID.make(), followUps: [FollowUp] = []) async throws -> Accepted {
         let (kind, options, image) = try validate(submission)
         if let idempotencyKey {
             guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 255 else {
@@ -31,7 +33,6 @@ struct JobIntake: Sendable {
                 return Accepted(id: existing.id, kind: existing.kind, created: false)
             }
         }
-        let id = JobID.make()
         var payload = options
         var stored: BlobKey?
         if let (bytes, format) = image.map({ ($0.0, $0.1) }) {
@@ -44,7 +45,7 @@ struct JobIntake: Sendable {
             let json = String(decoding: try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]), as: UTF8.self)
             let result = try await queue.enqueue(NewJob(
                 id: id, kind: kind.name, payload: json, queue: kind.queue, priority: kind.priority, owner: owner,
-                maxAttempts: kind.maxAttempts, idempotencyKey: idempotencyKey, requestID: requestID))
+                maxAttempts: kind.maxAttempts, idempotencyKey: idempotencyKey, requestID: requestID, followUps: followUps))
             if !result.inserted {
                 // Lost a race with an identical request: keep its job, drop our blob.
                 if stored != nil { try? await blobs.deleteAll(under: BlobKey.jobFolder(id)) }

@@ -15,6 +15,8 @@ struct JobSubmission {
     var kind: String?
     var options: [String: Any] = [:]
     var image: [UInt8]?
+    /// The image part's `filename` as the client sent it (multipart only; not trusted as a path).
+    var imageFilename: String?
 
     static let maxOptionsBytes = 64 * 1024
 
@@ -74,6 +76,7 @@ struct JobSubmission {
             case "image", "file":
                 guard submission.image == nil else { throw APIError.validation("send one image", field: name) }
                 submission.image = bytes
+                submission.imageFilename = disposition.parameters["filename"]
             case "kind":
                 submission.kind = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             case "options":

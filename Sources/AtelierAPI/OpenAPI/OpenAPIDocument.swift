@@ -370,6 +370,150 @@ paths:
           content:
             image/png: { schema: { type: string, format: binary } }
         "404": { $ref: "#/components/responses/NotFound" }
+  /upload:
+    post:
+      summary: Mondrian's upload (CONTRACTS §2)
+      description: |
+        Stores the image and, with `auto_analyze` (default true), enqueues an analysis by the
+        chosen advisors; otherwise an `upload` job keeps the image. `auto_index=true` chains an
+        index job, enqueued when the analysis succeeds, that reuses its caption. `filename` is
+        the signed name the image is served under (`/image/source/{filename}`).
+        Honours Idempotency-Key.
+      requestBody:
+        required: true
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              required: [image, advisor]
+              properties:
+                image: { type: string, format: binary, description: "JPEG, PNG, HEIC or WebP" }
+                advisor: { type: string, description: "an advisor id, all, random, or ids separated by commas", example: ansel }
+                auto_analyze: { type: string, enum: ["true", "false"], default: "true" }
+                auto_index: { type: string, enum: ["true", "false"], default: "false" }
+      responses:
+        "200":
+          description: the job was accepted
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  job_id: { type: string, format: uuid }
+                  filename: { type: string }
+                  advisor: { type: string }
+                  advisors_used: { type: array, items: { type: string } }
+                  status: { type: string, enum: [queued] }
+                  status_url: { type: string, format: uri }
+                  stream_url: { type: string, format: uri }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "413": { $ref: "#/components/responses/Error" }
+        "415": { $ref: "#/components/responses/Error" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+  /status/{id}:
+    get:
+      summary: A Mondrian job's job_data plus job_id
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+      responses:
+        "200":
+          description: the job as it stands
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/MondrianJobStatus" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+  /stream/{id}:
+    get:
+      summary: A Mondrian job's progress as Server-Sent Events
+      description: |
+        Named events with JSON data: `connected {type, job_id}`, `status_update {type, job_id,
+        job_data}`, then at the end `analysis_complete {type, job_id, analysis_html}` (an
+        analysis that succeeded) and `done {type, job_id}`. Updates carry the job event's id;
+        the end group's parts carry `N.1`, `N.2`, `N.3`. `Last-Event-ID` (or `?last_event_id=`)
+        resumes after the event it names; a new connection gets the job as it stands first.
+        Keep-alive comments every ATELIER_SSE_KEEPALIVE. A failed or cancelled job sends a
+        `status_update` with status `failed` and an `error`, then `done`.
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+        - { name: Last-Event-ID, in: header, required: false, schema: { type: string, example: "42" } }
+      responses:
+        "200":
+          description: the event stream
+          content:
+            text/event-stream: { schema: { type: string } }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+  /analysis/{id}:
+    get:
+      summary: A finished analysis's self-contained HTML report
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+      responses:
+        "200":
+          description: the report (image preview, 8 dimensions scored out of 10, feedback, recommendations, grade)
+          content:
+            text/html: { schema: { type: string } }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Error" }
+  /index:
+    post:
+      summary: Index a Mondrian upload's image for /search
+      description: |
+        Indexes the upload's image with the analysis's caption (the vision provider's for an
+        upload kept without analysis) and waits for it, up to ATELIER_CAPTION_TIMEOUT (then 504;
+        calling again answers the result). An index job already chained or running is waited
+        for, a finished one answered, not repeated.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [job_id, image_path]
+              additionalProperties: false
+              properties:
+                job_id: { type: string, format: uuid }
+                image_path: { type: string, description: "source/ + the filename /upload answered" }
+      responses:
+        "200":
+          description: the indexed item
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  success: { type: boolean }
+                  id: { type: string, format: uuid }
+                  caption: { type: string }
+                  embedding_dim: { type: integer, example: 384 }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "502": { $ref: "#/components/responses/Error" }
+        "503": { $ref: "#/components/responses/Error" }
+        "504": { $ref: "#/components/responses/Error" }
+  /image/source/{filename}:
+    get:
+      summary: A Mondrian upload's image (public; the signed file name is the permission)
+      parameters:
+        - { name: filename, in: path, required: true, schema: { type: string } }
+      responses:
+        "200":
+          description: the image as uploaded (ETag, ranges)
+          content:
+            image/*: { schema: { type: string, format: binary } }
+        "404": { $ref: "#/components/responses/NotFound" }
+    head:
+      summary: The image's headers only
+      parameters:
+        - { name: filename, in: path, required: true, schema: { type: string } }
+      responses:
+        "200": { description: the image's headers }
+        "404": { $ref: "#/components/responses/NotFound" }
   /search:
     post:
       summary: Mondrian's image search (CONTRACTS §2)
@@ -539,6 +683,18 @@ components:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }
   schemas:
+    MondrianJobStatus:
+      type: object
+      description: "Mondrian's job_data plus job_id"
+      properties:
+        job_id: { type: string, format: uuid }
+        status: { type: string, enum: [queued, analyzing, indexing, processing, completed, failed] }
+        progress_percentage: { type: integer, minimum: 0, maximum: 100 }
+        current_step: { type: string, example: Conjuring Ansel Adams }
+        current_advisor: { type: integer }
+        total_advisors: { type: integer }
+        step_phase: { type: string, example: analyzing }
+        error: { type: string }
     Document:
       type: object
       properties:

@@ -34,38 +34,9 @@ struct ResultsController: Sendable {
         case .expired: throw APIError.forbidden("this result URL has expired; fetch the job again for a fresh one")
         case .valid: break
         }
-        guard let info = try await blobs.info(key) else {
-            throw APIError.notFound("this result no longer exists")
-        }
-        var headers: HTTPFields = [
-            .contentType: info.contentType,
-            .eTag: info.etag,
-            .acceptRanges: "bytes",
-            .lastModified: HTTPDate.format(info.modifiedAt),
-            .cacheControl: "private, max-age=\(max(0, expires - Int(Date().timeIntervalSince1970)))",
-        ]
-        if let match = request.headers[.ifNoneMatch], ETag.matches(match, info.etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        var status = HTTPResponse.Status.ok
-        var range: Range<Int>?
-        if let header = request.headers[.range], info.size > 0 {
-            switch ByteRange.parse(header, size: info.size) {
-            case .whole: break
-            case .unsatisfiable: throw APIError.rangeNotSatisfiable(size: info.size)
-            case .range(let r):
-                range = r
-                status = .partialContent
-                headers[.contentRange] = "bytes \(r.lowerBound)-\(r.upperBound - 1)/\(info.size)"
-            }
-        }
-        let length = range?.count ?? info.size
-        headers[.contentLength] = String(length)
-        if request.method == .head {
-            return Response(status: status, headers: headers)
-        }
-        let data = try await blobs.read(key, range: range)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return try await BlobResponse.serve(key, for: request, from: blobs,
+                                            cacheControl: "private, max-age=\(max(0, expires - Int(Date().timeIntervalSince1970)))",
+                                            missing: "this result no longer exists")
     }
 }
 

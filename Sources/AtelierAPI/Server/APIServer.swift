@@ -13,7 +13,9 @@ import ServiceLifecycle
 /// the blob store, the URL signer and the metrics — and builds the router:
 ///
 /// - public: `/health`, `/metrics`, `/openapi.yaml`, signed `/results/…`;
-/// - authenticated, rate-limited: `/v1/jobs…`.
+/// - authenticated, rate-limited: `/v1/jobs…`, `/api/generateCaption` (its own limit), and
+///   Mondrian's routes at the root (CONTRACTS §2); Mondrian's images (`/advisor_image/…`,
+///   `/image/source/<signed name>`) are public.
 public final class APIServer: Sendable {
     public let configuration: APIConfiguration
     public let queue: JobQueue
@@ -83,8 +85,14 @@ public final class APIServer: Sendable {
         let mondrian = router.group()
         if let limiter { mondrian.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         mondrian.add(middleware: AuthMiddleware(authenticator: authenticator))
+        MondrianUploadController(queue: queue, intake: intake, signer: signer, base: publicBase,
+                                 maxUploadBytes: configuration.maxUploadBytes).register(on: mondrian)
+        MondrianJobsController(queue: queue, hub: hub, blobs: blobs).register(on: mondrian)
+        MondrianIndexController(queue: queue, waiter: JobCompletionWaiter(queue: queue, hub: hub), kinds: kinds, signer: signer,
+                                encoder: encoder, timeout: configuration.captionTimeout).register(on: mondrian)
         MondrianSearchController(search: search).register(on: mondrian)
         AdvisorsController(base: publicBase).register(list: mondrian, pictures: router)
+        MondrianSourceImageController(queue: queue, blobs: blobs, signer: signer).register(on: router)
         return router
     }
 

@@ -56,6 +56,25 @@ public struct URLSigner: Sendable {
         return Double(expires) >= now.timeIntervalSince1970 ? .valid : .expired
     }
 
+    /// A permanent tag for a name that is itself a permission (Mondrian's image file names):
+    /// the first 16 base64url characters (96 bits) of the HMAC-SHA256 of `NAME\n<name>`. It never
+    /// expires; what it names stops existing when its job is purged.
+    public func nameTag(_ name: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("NAME\n\(name)".utf8), using: key)
+        return String(Base64URL.encode(Data(mac)).prefix(Self.nameTagLength))
+    }
+
+    public static let nameTagLength = 16
+
+    /// Checks a presented name tag, comparing every byte whatever differs first.
+    public func verifyNameTag(_ tag: String, for name: String) -> Bool {
+        let expected = Array(nameTag(name).utf8), presented = Array(tag.utf8)
+        guard presented.count == expected.count else { return false }
+        var difference: UInt8 = 0
+        for (a, b) in zip(expected, presented) { difference |= a ^ b }
+        return difference == 0
+    }
+
     private static func message(_ key: BlobKey, _ expires: Int) -> String {
         "GET\n\(key.path)\n\(expires)"
     }

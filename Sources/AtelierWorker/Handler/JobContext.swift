@@ -58,6 +58,17 @@ public struct JobContext: Sendable {
     /// The worker's connection pool, for handlers that keep data of their own (the vector store).
     public var database: PostgresClient { queue.client }
 
+    /// Another job of this job's owner — the one whose output this job continues (an index job
+    /// reading the image and caption of the analysis it follows) — or nil when there is no such
+    /// job or it belongs to someone else.
+    public func ownersJob(_ id: UUID) async throws -> Job? {
+        do {
+            return try await queue.job(id: id, owner: job.owner)
+        } catch QueueError.jobNotFound {
+            return nil
+        }
+    }
+
     public func payload<T: Decodable>(as type: T.Type) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(job.payload.utf8))

@@ -171,7 +171,7 @@ enum EmbeddingModelCache {
 /// The job kinds this build's workers run, as the API accepts them, and their handlers.
 enum BuiltInKinds {
     static var catalog: JobKindCatalog {
-        JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis])
+        JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload])
     }
 
     static func handlers(blobs: any BlobStore, settings: Settings) throws -> [any JobHandler] {
@@ -187,6 +187,7 @@ enum BuiltInKinds {
         }
         handlers.append(CaptionHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
         handlers.append(AnalysisHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
+        handlers.append(UploadHandler(blobs: blobs, limits: try settings.imageLimits()))
         return handlers
     }
 }

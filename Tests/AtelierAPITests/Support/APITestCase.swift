@@ -56,14 +56,15 @@ class APITestCase: DatabaseTestCase {
         // The API runs its own pool (as in production); the worker shares the test database's.
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
-                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis]),
+                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload]),
                                blobs: blobs, encoder: embeddingModel, logger: logger)
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)
         var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512),
                                                                                  CaptionHandler(blobs: blobs, provider: visionProvider),
-                                                                                 AnalysisHandler(blobs: blobs, provider: visionProvider)]
+                                                                                 AnalysisHandler(blobs: blobs, provider: visionProvider),
+                                                                                 UploadHandler(blobs: blobs)]
         if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel, blobs: blobs, captioner: visionProvider)) }
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)

@@ -1,0 +1,128 @@
+import AtelierQueue
+import AtelierStorage
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Mondrian's view of a job (CONTRACTS §2), for the caller's own jobs (another owner's id, or
+/// a malformed one, is a 404):
+/// - `GET /status/{job_id}` → `job_data` plus `job_id`;
+/// - `GET /stream/{job_id}` → Server-Sent Events: `connected`, then `status_update`s, and at the
+///   end `analysis_complete` (an analysis that succeeded) and `done`. A new connection gets the
+///   job as it stands, then what follows; `Last-Event-ID` (or `?last_event_id=`) resumes after
+///   the event it names, inside the end group too (``MondrianStreamFormatter``);
+/// - `GET /analysis/{job_id}` → the analysis's self-contained HTML report.
+struct MondrianJobsController: Sendable {
+    let queue: JobQueue
+    let hub: EventHub
+    let blobs: any BlobStore
+
+    func register(on group: RouterGroup<APIRequestContext>) {
+        group.get("status/:id", use: status)
+        group.get("stream/:id", use: stream)
+        group.get("analysis/:id", use: analysis)
+    }
+
+    struct Status: Encodable {
+        var job_id: String
+        var data: MondrianJobData
+
+        func encode(to encoder: any Encoder) throws {
+            try data.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(job_id, forKey: .job_id)
+        }
+
+        enum Key: String, CodingKey { case job_id }
+    }
+
+    private func ownJob(_ context: APIRequestContext) async throws -> Job {
+        try await job(JobsController.jobID(context), owner: context.requirePrincipal().owner)
+    }
+
+    private func job(_ id: UUID, owner: String) async throws -> Job {
+        do {
+            return try await queue.job(id: id, owner: owner)
+        } catch QueueError.jobNotFound {
+            throw JobsController.notFound(id)
+        }
+    }
+
+    @Sendable func status(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let job = try await ownJob(context)
+        let progress = job.state == .running ? try await queue.latestEvent(jobID: job.id, type: "progress") : nil
+        var response = try JobsController.json(Status(job_id: job.id.uuidString.lowercased(),
+                                                      data: MondrianJobData(job: job, latestProgress: progress)))
+        response.headers[.cacheControl] = "no-cache"
+        return response
+    }
+
+    @Sendable func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let queue = self.queue
+        let (id, owner) = (try JobsController.jobID(context), try context.requirePrincipal().owner)
+        let job = try await OwnTaskStack.run { [self] in try await self.job(id, owner: owner) }
+        let resume = try Self.resumePoint(request.headers[.lastEventID] ?? request.uri.queryParameters["last_event_id"].map(String.init))
+        var formatter = MondrianStreamFormatter(jobID: job.id, facts: .init(job), queue: queue, blobs: blobs)
+        var prelude = "retry: 2000\n" + formatter.connected()
+        var after: Int64 = 0
+        if let resume {
+            after = resume.eventID
+            if let parts = resume.parts {
+                after = resume.eventID - 1
+                formatter.resumeInside = (resume.eventID, parts)
+            }
+        } else {
+            // A new connection: the job as it stands, then only what follows.
+            let latest = try await OwnTaskStack.run { try await queue.latestEvent(jobID: job.id) }
+            if job.state.isFinished, let latest, MondrianStreamFormatter.terminalTypes.contains(latest.type) {
+                after = latest.id - 1
+            } else {
+                let progress = job.state == .running ? try await OwnTaskStack.run { try await queue.latestEvent(jobID: job.id, type: "progress") } : nil
+                let current = MondrianJobData(job: job, latestProgress: progress)
+                formatter.last = current
+                prelude += formatter.statusUpdate(current, eventID: latest.map { String($0.id) })
+                after = latest?.id ?? 0
+            }
+        }
+        return JobEventFeed(queue: queue, hub: hub).response(
+            jobID: job.id, finishedAtStart: job.state.isFinished, after: after, prelude: prelude, formatter: formatter)
+    }
+
+    /// `N` (after event N) or `N.k` (after part k of event N's end group).
+    static func resumePoint(_ header: String?) throws -> (eventID: Int64, parts: Int?)? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        let pieces = header.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(pieces.count), let id = Int64(pieces[0]), id >= 0 else {
+            throw APIError.validation("Last-Event-ID must be an event id from this stream (like 42 or 42.2)", field: "Last-Event-ID")
+        }
+        guard pieces.count == 2 else { return (id, nil) }
+        guard let part = Int(pieces[1]), (1...3).contains(part), id >= 1 else {
+            throw APIError.validation("Last-Event-ID must be an event id from this stream (like 42 or 42.2)", field: "Last-Event-ID")
+        }
+        return (id, part)
+    }
+
+    @Sendable func analysis(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let job = try await ownJob(context)
+        let id = job.id.uuidString.lowercased()
+        guard job.kind == "analysis" else {
+            throw APIError.notFound("job \(id) is not an analysis (it is a \(job.kind) job)")
+        }
+        switch job.state {
+        case .queued, .running:
+            throw APIError.conflict("the analysis is not finished yet (\(job.progress)%); follow /stream/\(id) or poll /status/\(id)")
+        case .failed, .cancelled:
+            throw APIError.conflict("the analysis \(job.state == .cancelled ? "was cancelled" : "failed"): \(job.error ?? "no reason recorded")")
+        case .succeeded:
+            break
+        }
+        guard let html = try await MondrianReport.html(of: job, blobs: blobs) else {
+            throw APIError.notFound("the report of analysis \(id) no longer exists")
+        }
+        let data = Data(html.utf8)
+        return Response(status: .ok, headers: [
+            .contentType: "text/html; charset=utf-8", .contentLength: String(data.count),
+            .cacheControl: "private, max-age=3600", .eTag: ETag.of(data),
+        ], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,42 @@
+import AtelierImaging
+import AtelierStorage
+import AtelierWorker
+import Foundation
+
+/// `upload`: keeps an uploaded image for later work without analysing it (Mondrian's
+/// `auto_analyze=false`): the stored image is read back and its header checked, so a job that
+/// succeeds names an image that is really there and readable; the result is
+/// `{format, width, height, bytes}`. The image stays until the job is purged.
+public struct UploadHandler: JobHandler {
+    public let kind = "upload"
+    let blobs: any BlobStore
+    let limits: ImageLimits
+
+    public init(blobs: any BlobStore, limits: ImageLimits = ImageLimits()) {
+        (self.blobs, self.limits) = (blobs, limits)
+    }
+
+    struct Payload: Decodable {
+        struct Input: Decodable { var blob: String }
+        var input: Input
+    }
+
+    struct Result: Encodable {
+        var format: String
+        var width: Int
+        var height: Int
+        var bytes: Int
+    }
+
+    public func run(_ context: JobContext) async throws -> JobResult {
+        let payload = try context.payload(as: Payload.self)
+        let bytes = try await JobInput.read(payload.input.blob, from: blobs)
+        let info: ImageInfo
+        do {
+            info = try ImageCodec.probe(bytes, limits: limits)
+        } catch {
+            throw JobFailure.permanent("the stored image is not readable: \(error.message)")
+        }
+        return try .encode(Result(format: info.format.rawValue, width: info.width, height: info.height, bytes: bytes.count))
+    }
+}
