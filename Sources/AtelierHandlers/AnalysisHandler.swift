@@ -9,7 +9,9 @@ import Foundation
 /// (progress "Conjuring Ansel Adams", with `current_advisor`/`total_advisors`/`step_phase` in the
 /// progress detail), a caption from the configured provider, and a self-contained HTML report
 /// stored as the result blob (served by a signed `result_url`). Scores come from measurements;
-/// the prose is the advisors' templates (a language model writing it is not built yet).
+/// the prose is the advisors' templates, or — with a provider whose model writes it (`openai`)
+/// — the model's, grounded in those scores (an unusable answer falls back to the templates and
+/// the report says so).
 public struct AnalysisHandler: JobHandler {
     public let kind = "analysis"
     let blobs: any BlobStore
@@ -34,6 +36,7 @@ public struct AnalysisHandler: JobHandler {
         var grade: String
         var overall: Double
         var scores: [String: Int]
+        var prose_by: String
     }
 
     struct Result: Encodable {
@@ -72,23 +75,31 @@ public struct AnalysisHandler: JobHandler {
             }
         }
         let scores = DimensionScores(reading)
-        var reviews: [AdvisorReview] = []
-        for (index, advisor) in advisors.enumerated() {
-            try context.checkCancellation()
-            let detail = String(decoding: try JSONEncoder().encode(Step(current_advisor: index + 1, total_advisors: advisors.count,
-                                                                         step_phase: "analyzing")), as: UTF8.self)
-            try await context.progress(10 + 75 * index / advisors.count, step: "Conjuring \(advisor.name)", detail: detail)
-            reviews.append(AdvisorReview(advisor: advisor, scores: scores))
-        }
-        try await context.progress(88, step: "Writing the report",
-                                   detail: String(decoding: try JSONEncoder().encode(Step(current_advisor: advisors.count, total_advisors: advisors.count,
-                                                                                            step_phase: "finalizing")), as: UTF8.self))
+        try await context.progress(8, step: "Describing the photo")
         let caption: String
         do {
             caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.content_type ?? "image/jpeg")).text
         } catch {
             throw JobFailure.transient("the \(provider.name) provider failed: \(error.description)")
         }
+        var reviews: [AdvisorReview] = []
+        for (index, advisor) in advisors.enumerated() {
+            try context.checkCancellation()
+            let detail = String(decoding: try JSONEncoder().encode(Step(current_advisor: index + 1, total_advisors: advisors.count,
+                                                                         step_phase: "analyzing")), as: UTF8.self)
+            try await context.progress(10 + 75 * index / advisors.count, step: "Conjuring \(advisor.name)", detail: detail)
+            var review = AdvisorReview(advisor: advisor, scores: scores)
+            do {
+                if let prose = try await provider.critique(CritiqueRequest(review: review, caption: caption)) { review.adopt(prose) }
+            } catch {
+                context.logger.warning("the model's critique was not used", metadata: ["advisor": "\(advisor.id)", "error": "\(error)"])
+                review.proseBy += " (\(provider.name) failed: \(error.description.prefix(160)))"
+            }
+            reviews.append(review)
+        }
+        try await context.progress(88, step: "Writing the report",
+                                   detail: String(decoding: try JSONEncoder().encode(Step(current_advisor: advisors.count, total_advisors: advisors.count,
+                                                                                            step_phase: "finalizing")), as: UTF8.self))
         let report = AnalysisReport(reviews: reviews, reading: reading)
         let html = try report.html(thumbnail: image, caption: caption)
         let resultKey = BlobKey.jobResult(context.job.id, fileExtension: "html")
@@ -97,7 +108,8 @@ public struct AnalysisHandler: JobHandler {
             result_blob: resultKey.path, grade: report.grade, overall: report.overall, caption: caption,
             advisors: reviews.map { review in
                 AdvisorResult(id: review.advisor.id, name: review.advisor.name, grade: review.grade, overall: review.overall,
-                              scores: Dictionary(uniqueKeysWithValues: Dimension.allCases.map { ($0.rawValue, review.scores[$0].rounded) }))
+                              scores: Dictionary(uniqueKeysWithValues: Dimension.allCases.map { ($0.rawValue, review.scores[$0].rounded) }),
+                              prose_by: review.proseBy)
             }))
     }
 }

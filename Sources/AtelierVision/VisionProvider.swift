@@ -8,6 +8,14 @@ public protocol VisionProvider: Sendable {
     /// The model behind it, with a version.
     var model: String { get }
     func caption(_ photo: VisionInput) async throws(VisionError) -> Caption
+    /// An advisor's feedback and recommendations written by the provider's model, grounded in
+    /// the measured scores; nil when the provider writes none (the `local` provider: the
+    /// advisors' own templates are used).
+    func critique(_ request: CritiqueRequest) async throws(VisionError) -> AdvisorProse?
+}
+
+extension VisionProvider {
+    public func critique(_ request: CritiqueRequest) async throws(VisionError) -> AdvisorProse? { nil }
 }
 
 /// A photo as providers receive it: the upright pixels (already reduced to a working size)

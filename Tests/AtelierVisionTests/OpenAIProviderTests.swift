@@ -118,3 +118,45 @@ final class OpenAIProviderTests: XCTestCase {
         }
     }
 }
+
+/// An advisor's prose from the model: the prompt carries the measured facts, the answer must be
+/// the JSON asked for.
+final class OpenAICritiqueTests: XCTestCase {
+    var server: ChatCompletionsServer!
+
+    override func tearDown() { server?.stop() }
+
+    func testTheCritiqueIsAskedWithTheMeasuredScoresAndParsed() async throws {
+        server = ChatCompletionsServer([
+            .caption(#"Here you are: {"feedback": ["Level horizon, Composition 7/10."], "recommendations": ["Bracket: Lighting 5/10."]} Enjoy."#),
+            .caption(#"{"feedback": [], "recommendations": ["x"]}"#),
+        ])
+        try await server.start()
+        var configuration = OpenAIVisionProvider.Configuration(baseURL: server.baseURL, apiKey: nil, model: "m1")
+        configuration.maxRetries = 0
+        let provider = try OpenAIVisionProvider(configuration)
+        let photo = SyntheticPhotos.scene()
+        let review = AdvisorReview(advisor: Advisor.named("lange")!, scores: DimensionScores(PhotoReading.read(photo)))
+        let request = CritiqueRequest(review: review, caption: "A field under a wide sky.")
+
+        let prose = try await provider.critique(request)
+        XCTAssertEqual(prose, AdvisorProse(feedback: ["Level horizon, Composition 7/10."], recommendations: ["Bracket: Lighting 5/10."],
+                                           writtenBy: "openai/m1"))
+        let sent = try XCTUnwrap(server.received.first?.body)
+        let prompt = try XCTUnwrap((sent["messages"] as? [[String: Any]])?.first?["content"] as? String)
+        XCTAssertTrue(prompt.contains("Dorothea Lange") && prompt.contains("A field under a wide sky."), prompt)
+        for dimension in Dimension.allCases {
+            XCTAssertTrue(prompt.contains("- \(dimension.title): \(review.scores[dimension].rounded)/10"), "\(dimension) in \(prompt)")
+        }
+        XCTAssertTrue(prompt.contains("grade \(review.grade)"))
+
+        do {
+            _ = try await provider.critique(request)
+            XCTFail("an answer without feedback is not usable")
+        } catch {
+            XCTAssertTrue(error.description.contains("JSON"), error.description)
+        }
+        let local = try await LocalVisionProvider().critique(request)
+        XCTAssertNil(local, "the local provider writes no prose of its own")
+    }
+}

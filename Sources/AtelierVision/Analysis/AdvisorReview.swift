@@ -3,8 +3,8 @@ import Foundation
 /// One advisor's reading of a photo: the eight measured scores, an overall mark weighted by the
 /// advisor's focus areas, a letter grade, feedback that cites the measurements, and
 /// recommendations for the weakest weighted dimensions. The `local` analysis writes the prose
-/// from templates; a language model can replace `feedback` and `recommendations` while the
-/// scores stay the measured ones.
+/// from templates; a language model can replace `feedback` and `recommendations` (``adopt(_:)``)
+/// while the scores stay the measured ones. `proseBy` says which.
 public struct AdvisorReview: Sendable {
     public var advisor: Advisor
     public var scores: DimensionScores
@@ -12,6 +12,8 @@ public struct AdvisorReview: Sendable {
     public var grade: String
     public var feedback: [String]
     public var recommendations: [String]
+    /// Who wrote the prose: `atelier-local templates`, or the model's `provider/model`.
+    public var proseBy = "atelier-local templates"
 
     public init(advisor: Advisor, scores: DimensionScores) {
         self.advisor = advisor
@@ -31,6 +33,11 @@ public struct AdvisorReview: Sendable {
         let weakest = Dimension.allCases.sorted { (scores[$0].value - advisor.weight($0)) < (scores[$1].value - advisor.weight($1)) }
         recommendations = weakest.prefix(3).filter { scores[$0].value < 8 }.map { Self.advice($0, scores[$0]) }
         if recommendations.isEmpty { recommendations = ["Keep this approach: every dimension scores 8 or more."] }
+    }
+
+    /// Takes a model's feedback and recommendations; scores, overall and grade stay measured.
+    public mutating func adopt(_ prose: AdvisorProse) {
+        (feedback, recommendations, proseBy) = (prose.feedback, prose.recommendations, prose.writtenBy)
     }
 
     static func grade(_ score: Double) -> String {

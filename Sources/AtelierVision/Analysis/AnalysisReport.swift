@@ -43,6 +43,7 @@ public struct AnalysisReport: Sendable {
                 \(feedback)
                 <h3>Recommendations</h3>
                 <ul>\(advice)</ul>
+                <p class="byline">Written by \(escape(review.proseBy)) from the measured scores.</p>
                 </section>
 
                 """
@@ -70,7 +71,7 @@ public struct AnalysisReport: Sendable {
             tr.focus td:first-child{font-weight:600}
             .bar{background:#eee;border-radius:4px;height:10px;overflow:hidden}.bar span{display:block;height:100%;background:#fac901}
             tr.focus .bar span{background:#225095}
-            p{margin:6px 0}ul{margin:6px 0;padding-left:20px}
+            p{margin:6px 0}ul{margin:6px 0;padding-left:20px}.byline{color:#888;font-size:12px}
             footer{color:#888;font-size:12px;text-align:center;margin:20px 0}
             </style></head>
             <body><main>

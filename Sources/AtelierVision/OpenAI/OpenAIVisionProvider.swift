@@ -8,7 +8,8 @@ import NIOHTTP1
 /// LM Studio, DeepSeek speak it): the photo goes as a `data:` URI in an `image_url` part; the
 /// answer's text is the caption and its `usage` is passed on. 429 and 5xx are retried with
 /// exponential backoff (honouring `Retry-After`); a timeout, a refused request or an answer
-/// without text is ``VisionError/providerFailed(_:)`` (the caption API's AI_001).
+/// without text is ``VisionError/providerFailed(_:)`` (the caption API's AI_001). Analyses also
+/// ask it for each advisor's prose, grounded in the measured scores (``critique(_:)``).
 public struct OpenAIVisionProvider: VisionProvider {
     public struct Configuration: Sendable {
         /// Up to and including the API version, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`.
@@ -57,17 +58,41 @@ public struct OpenAIVisionProvider: VisionProvider {
     public func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
         let body: Data
         do { body = try requestBody(photo) } catch { throw .providerFailed("the photo could not be prepared for the provider: \(error)") }
+        return try parse(try await complete(body))
+    }
+
+    /// An advisor's prose from the model: a text-only request with the advisor, the measured
+    /// scores and evidence, and the caption (``CritiqueRequest/prompt``); the answer must be the
+    /// JSON asked for.
+    public func critique(_ request: CritiqueRequest) async throws(VisionError) -> AdvisorProse? {
+        let body: Data
+        do {
+            body = try JSONSerialization.data(withJSONObject: [
+                "model": configuration.model, "max_tokens": 700,
+                "messages": [["role": "user", "content": request.prompt]],
+            ] as [String: Any])
+        } catch {
+            throw .providerFailed("the critique request could not be written: \(error)")
+        }
+        let data = try await complete(body)
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: data), let text = answer.choices?.first?.message?.content,
+              let prose = AdvisorProse.parse(text, writtenBy: "\(name)/\(configuration.model)") else {
+            throw .providerFailed("the model's critique was not the JSON asked for ({feedback: […], recommendations: […]})")
+        }
+        return prose
+    }
+
+    /// One chat completion: sent, and retried with backoff on 429 / 5xx / connection errors.
+    private func complete(_ body: Data) async throws(VisionError) -> Data {
         var attempt = 0
         while true {
-            let outcome = await send(body)
-            switch outcome {
+            switch await send(body) {
             case .answer(let data):
-                return try parse(data)
-            case .retry(let reason, let after) where attempt < configuration.maxRetries:
+                return data
+            case .retry(_, let after) where attempt < configuration.maxRetries:
                 attempt += 1
                 let exponential = configuration.backoff * (1 << min(attempt - 1, 4))
                 try? await Task.sleep(for: after.map { min($0, .seconds(30)) } ?? min(exponential, .seconds(8)))
-                _ = reason
             case .retry(let reason, _):
                 throw .providerFailed("the vision provider failed after \(attempt + 1) attempts: \(reason)")
             case .fail(let reason):
