@@ -27,16 +27,7 @@ struct JobsController: Sendable {
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        let limit = configuration.maxUploadBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError.tooLarge(limit: limit)
-        }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError.tooLarge(limit: limit)
-        }
+        let body = try await Self.collectBody(request, limit: configuration.maxUploadBytes)
         let submission = try JobSubmission.parse(contentType: request.headers[.contentType], body: body)
         let accepted = try await intake.accept(submission, owner: principal.owner,
                                                idempotencyKey: request.headers[.idempotencyKey],
@@ -166,6 +157,19 @@ struct JobsController: Sendable {
 
     static func notFound(_ id: UUID) -> APIError {
         .notFound("no job with id \(id.uuidString.lowercased())")
+    }
+
+    /// An upload's whole body, refused with 413 past `limit` — from Content-Length when it is
+    /// sent, before reading anything.
+    static func collectBody(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError.tooLarge(limit: limit)
+        }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.tooLarge(limit: limit)
+        }
     }
 
     static func integer(_ text: String?, name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {

@@ -12,12 +12,6 @@ struct MondrianFilename: Equatable {
     var jobID: UUID
     var fileExtension: String
 
-    init(stem: String, jobID: UUID, fileExtension: String) {
-        self.stem = stem
-        self.jobID = jobID
-        self.fileExtension = fileExtension
-    }
-
     /// A safe stem from whatever file name the client sent.
     static func stem(fromClientName name: String?) -> String {
         var base = (name ?? "").split(separator: "/").last.map(String.init) ?? ""

@@ -100,11 +100,17 @@ struct MondrianIndexController: Sendable {
         return children.last(where: { $0.state == .succeeded || !$0.state.isFinished })?.id
     }
 
+    /// The `index` job that indexes an upload's image: `{from_job, image_path}` (also what
+    /// `/upload`'s `auto_index` chains).
+    static func payload(indexing upload: UUID, imagePath: String) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: ["from_job": upload.uuidString.lowercased(), "image_path": imagePath],
+                                              options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
     private func enqueue(_ kind: JobKind, for job: Job, imagePath: String, requestID: String) async throws -> UUID {
-        let payload = try JSONSerialization.data(withJSONObject: ["from_job": job.id.uuidString.lowercased(), "image_path": imagePath],
-                                                 options: [.sortedKeys])
-        return try await queue.enqueue(NewJob(
-            kind: kind.name, payload: String(decoding: payload, as: UTF8.self), queue: kind.queue, priority: Priority.interactive,
+        try await queue.enqueue(NewJob(
+            kind: kind.name, payload: try Self.payload(indexing: job.id, imagePath: imagePath), queue: kind.queue, priority: Priority.interactive,
             owner: job.owner, maxAttempts: kind.maxAttempts, requestID: requestID, parentID: job.id)).id
     }
 }

@@ -60,7 +60,7 @@ struct MondrianJobsController: Sendable {
     @Sendable func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
         let queue = self.queue
         let (id, owner) = (try JobsController.jobID(context), try context.requirePrincipal().owner)
-        let job = try await OwnTaskStack.run { [self] in try await self.job(id, owner: owner) }
+        var job = try await OwnTaskStack.run { [self] in try await self.job(id, owner: owner) }
         let resume = try Self.resumePoint(request.headers[.lastEventID] ?? request.uri.queryParameters["last_event_id"].map(String.init))
         var formatter = MondrianStreamFormatter(jobID: job.id, facts: .init(job), queue: queue, blobs: blobs)
         var prelude = "retry: 2000\n" + formatter.connected()
@@ -72,13 +72,20 @@ struct MondrianJobsController: Sendable {
                 formatter.resumeInside = (resume.eventID, parts)
             }
         } else {
-            // A new connection: the job as it stands, then only what follows.
-            let latest = try await OwnTaskStack.run { try await queue.latestEvent(jobID: job.id) }
-            if job.state.isFinished, let latest, MondrianStreamFormatter.terminalTypes.contains(latest.type) {
-                after = latest.id - 1
+            // A new connection: the job as it stands, then only what follows. The newest event is
+            // read before the job, so the job is at least that new, and the snapshot is made of
+            // nothing newer than the events replayed after it.
+            let latest = try await OwnTaskStack.run { try await queue.latestEvent(jobID: id) }
+            job = try await OwnTaskStack.run { [self] in try await self.job(id, owner: owner) }
+            if job.state.isFinished {
+                let terminal = try await OwnTaskStack.run { try await queue.latestEvent(jobID: id) }
+                if let terminal, MondrianStreamFormatter.terminalTypes.contains(terminal.type) { after = terminal.id - 1 }
+                else { after = terminal?.id ?? 0 }
             } else {
-                let progress = job.state == .running ? try await OwnTaskStack.run { try await queue.latestEvent(jobID: job.id, type: "progress") } : nil
-                let current = MondrianJobData(job: job, latestProgress: progress)
+                let progress = job.state == .running
+                    ? try await OwnTaskStack.run { try await queue.latestEvent(jobID: id, type: "progress", atMost: latest?.id ?? 0) } : nil
+                var current = MondrianJobData(job: job, latestProgress: progress)
+                if progress == nil { current.progress_percentage = 0 }
                 formatter.last = current
                 prelude += formatter.statusUpdate(current, eventID: latest.map { String($0.id) })
                 after = latest?.id ?? 0

@@ -40,15 +40,7 @@ struct MondrianUploadController: Sendable {
 
     @Sendable func upload(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxUploadBytes {
-            throw APIError.tooLarge(limit: maxUploadBytes)
-        }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: maxUploadBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError.tooLarge(limit: maxUploadBytes)
-        }
+        let body = try await JobsController.collectBody(request, limit: maxUploadBytes)
         guard let media = request.headers[.contentType].flatMap(MediaType.init), media.type == "multipart/form-data" else {
             throw APIError.unsupportedMediaType("send the image as multipart/form-data with an 'image' file part")
         }
@@ -72,10 +64,8 @@ struct MondrianUploadController: Sendable {
         let imagePath = "source/" + MondrianFilename(stem: stem, jobID: id, fileExtension: format.fileExtension).text(signedBy: signer)
         var followUps: [FollowUp] = []
         if index, let kind = intake.kinds["index"] {
-            let payload = try JSONSerialization.data(withJSONObject: ["from_job": id.uuidString.lowercased(), "image_path": imagePath],
-                                                     options: [.sortedKeys])
-            followUps.append(FollowUp(kind: kind.name, payload: String(decoding: payload, as: UTF8.self), queue: kind.queue,
-                                      priority: kind.priority, maxAttempts: kind.maxAttempts))
+            followUps.append(FollowUp(kind: kind.name, payload: try MondrianIndexController.payload(indexing: id, imagePath: imagePath),
+                                      queue: kind.queue, priority: kind.priority, maxAttempts: kind.maxAttempts))
         }
         var options: [String: Any] = ["source_name": stem]
         let chosen = try AdvisorChoice.resolve(advisor)

@@ -57,11 +57,12 @@ extension JobQueue {
     }
 
     /// The job's newest event, or its newest of `type` (e.g. the last `progress`, whose data
-    /// carries the step's detail).
-    public func latestEvent(jobID: UUID, type: String? = nil) async throws -> JobEvent? {
+    /// carries the step's detail), optionally no newer than event `atMost`.
+    public func latestEvent(jobID: UUID, type: String? = nil, atMost: Int64? = nil) async throws -> JobEvent? {
         let rows = try await client.query("""
             SELECT id, job_id, type, data::text, created_at FROM job_events
              WHERE job_id = \(jobID) AND (\(type)::text IS NULL OR type = \(type)::text)
+               AND (\(atMost)::bigint IS NULL OR id <= \(atMost)::bigint)
              ORDER BY id DESC LIMIT 1
             """, logger: logger)
         for try await (id, jobID, type, data, createdAt) in rows.decode((Int64, UUID, String, String, Date).self) {
