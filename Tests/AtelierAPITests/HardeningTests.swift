@@ -271,3 +271,30 @@ actor Counter {
     private(set) var value = 0
     func next() -> Int { value += 1; return value }
 }
+
+/// Inputs the schema-driven run found: each a 4xx that changes nothing.
+final class EdgeInputTests: APITestCase {
+    override var runsWorker: Bool { false }
+
+    func testNulInOptionsIsRefusedNotA500() async throws {
+        let body = Data(#"{"kind": "noop", "options": {"note": "a\u0000b", "list": [{"k\u0000": 1}]}}"#.utf8)
+        let reply = try await request(.POST, "/v1/jobs", body: body, contentType: "application/json")
+        try assertError(reply, status: 400, name: "ValidationError")
+        let count = try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
+        XCTAssertEqual(count, 0)
+    }
+
+    func testABlankLastEventIDHeaderLetsTheQueryCount() async throws {
+        let id = try await createJob(kind: "noop")
+        let reply = try await request(.GET, "/v1/jobs/\(id)/events?last_event_id=9223372036854775808",
+                                      headers: [("Last-Event-ID", "")])
+        try assertError(reply, status: 400, name: "ValidationError")
+    }
+
+    func testIndexingAJobThatIsNotAnUploadIs404() async throws {
+        let id = try await createJob(kind: "noop")
+        let body = try JSONSerialization.data(withJSONObject: ["job_id": id, "image_path": "source/0"])
+        try assertError(try await request(.POST, "/index", body: body, contentType: "application/json"), status: 404,
+                        name: "NotFoundError")
+    }
+}

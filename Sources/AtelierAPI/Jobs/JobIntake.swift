@@ -82,6 +82,27 @@ struct JobIntake: Sendable {
         }
     }
 
+    /// Where a NUL character sits in a JSON value (keys included), as `options.a[2].b`; nil if nowhere.
+    static func nulPath(in value: Any, at path: String) -> String? {
+        switch value {
+        case let text as String:
+            return text.utf8.contains(0) ? path : nil
+        case let object as [String: Any]:
+            for (key, inner) in object {
+                if key.utf8.contains(0) { return path }
+                if let found = nulPath(in: inner, at: path + "." + key) { return found }
+            }
+            return nil
+        case let array as [Any]:
+            for (index, inner) in array.enumerated() {
+                if let found = nulPath(in: inner, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
     private func validate(_ submission: JobSubmission) throws -> (JobKind, [String: Any], ([UInt8], ImageFormat)?) {
         guard let name = submission.kind ?? (submission.options["style_id"] != nil ? "stylize" : nil), !name.isEmpty else {
             throw APIError.validation("kind is required; one of: \(kinds.names.joined(separator: ", "))", field: "kind")
@@ -104,6 +125,10 @@ struct JobIntake: Sendable {
         }
         if submission.options["input"] != nil {
             throw APIError.validation("'input' is reserved for the uploaded image", field: "options.input")
+        }
+        if let path = Self.nulPath(in: submission.options, at: "options") {
+            // PostgreSQL's jsonb cannot hold U+0000: refuse it here rather than fail the insert.
+            throw APIError.validation("\(path) contains a NUL character", field: path)
         }
         let size = (try? JSONSerialization.data(withJSONObject: submission.options).count) ?? 0
         guard size <= JobSubmission.maxOptionsBytes else {

@@ -16,20 +16,41 @@ public final class APIMetrics: Sendable {
 
     private let seenQueues = Mutex<Set<String>>([])
 
+    /// The request series, made once per method, route and status class: making them through
+    /// the registry builds names and label lists each time, which every request would pay.
+    private struct SeriesKey: Hashable {
+        var method: String
+        var route: String
+        var statusClass: Int
+    }
+    private let series = Mutex<[SeriesKey: (requests: Counter, duration: DurationHistogram)]>([:])
+
     public init() {}
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        registry.makeCounter(
-            descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "requests", unitName: "total",
-                              helpText: "HTTP requests answered, by method, route and status class."),
-            labels: [("method", method), ("route", route), ("status", "\(status / 100)xx")]
-        ).increment()
-        registry.makeDurationHistogram(
-            descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "request_duration", unitName: "seconds",
-                              helpText: "Time to answer (to the first byte for streams), by method and route."),
-            labels: [("method", method), ("route", route)],
-            buckets: Self.buckets
-        ).record(duration)
+        let key = SeriesKey(method: method, route: route, statusClass: status / 100)
+        let found = series.withLock { $0[key] }
+        let (requests, histogram) = found ?? makeSeries(key)
+        requests.increment()
+        histogram.record(duration)
+    }
+
+    private func makeSeries(_ key: SeriesKey) -> (requests: Counter, duration: DurationHistogram) {
+        let made = (
+            requests: registry.makeCounter(
+                descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "requests", unitName: "total",
+                                  helpText: "HTTP requests answered, by method, route and status class."),
+                labels: [("method", key.method), ("route", key.route), ("status", "\(key.statusClass)xx")]),
+            duration: registry.makeDurationHistogram(
+                descriptor: .init(namespace: "atelier", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                                  helpText: "Time to answer (to the first byte for streams), by method and route."),
+                labels: [("method", key.method), ("route", key.route)],
+                buckets: Self.buckets))
+        series.withLock { series in
+            // Routes are the router's patterns, so the set is small; unmatched paths share one.
+            if series.count < 10_000 { series[key] = made }
+        }
+        return made
     }
 
     /// Sets the job gauges from `snapshot` (read from the database), then renders everything.

@@ -71,7 +71,8 @@ struct MondrianIndexController: Sendable {
             throw JobsController.notFound(jobID)
         }
         guard let upload = MondrianUpload(job) else {
-            throw APIError.validation("job \(jobText.lowercased()) has no uploaded image to index", field: "job_id")
+            // A job of the caller's that is not an upload: there is no upload with that id.
+            throw APIError.notFound("no upload with id \(jobText.lowercased()): job_id must be the job_id /upload answered")
         }
         let ownPath = upload.imagePath(signer)
         guard imagePath == ownPath else {
