@@ -37,7 +37,7 @@ extension JobQueue {
 /// The completion statement, prepared once per connection: it is the hottest statement a busy
 /// worker sends, and parsing and planning it each time cost more than running it.
 private struct CompleteStatement: PostgresPreparedStatement {
-    static let name = "atelier_complete_v2"
+    static let name = "atelier_complete_v3"
     static let sql = """
 
             WITH input AS (
@@ -49,6 +49,8 @@ private struct CompleteStatement: PostgresPreparedStatement {
                 UPDATE jobs j SET
                     state = CASE WHEN c.outcome IN ('retry', 'released') THEN 'queued' ELSE c.outcome END,
                     attempt = CASE WHEN c.outcome = 'released' THEN j.attempt - 1 ELSE j.attempt END,
+                    -- The handler finished this attempt: the job did not kill its worker (0008).
+                    crash_streak = CASE WHEN c.outcome = 'released' THEN j.crash_streak ELSE 0 END,
                     result = CASE WHEN c.outcome = 'succeeded' THEN NULLIF(c.result, '')::jsonb ELSE j.result END,
                     error = CASE c.outcome WHEN 'succeeded' THEN NULL WHEN 'released' THEN j.error ELSE c.error END,
                     errors = CASE WHEN c.outcome IN ('retry', 'failed')

@@ -25,12 +25,28 @@ public enum DatabaseErrorText {
     }
 
     /// The ``QueueError`` inside `error`, if any (transactions wrap the errors thrown inside them).
+    /// A server that is going away or not yet accepting connections is `.unreachable`, like a
+    /// refused connection: PostgreSQL shutting down or restarting is an outage, not a bad request.
     public static func queueError(_ error: any Error) -> QueueError? {
         if let error = error as? QueueError { return error }
-        if let error = error as? PostgresTransactionError, let inner = error.closureError {
-            return queueError(inner)
+        if let error = error as? PostgresTransactionError {
+            if let inner = error.closureError, let found = queueError(inner) { return found }
+            if let inner = error.beginError ?? error.commitError ?? error.closureError {
+                return queueError(inner)
+            }
+            return nil
+        }
+        if let state = sqlState(error), isUnavailable(state) {
+            return .unreachable("the database is not available now: \(describe(error))")
         }
         return nil
+    }
+
+    /// SQLSTATEs of a server that cannot serve right now: class 08 (connection exceptions),
+    /// 57P01 admin shutdown (`pg_ctl stop -m fast`), 57P02 crash shutdown, 57P03 cannot connect
+    /// now (starting up or shutting down).
+    static func isUnavailable(_ state: String) -> Bool {
+        state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
     }
 
     /// The SQLSTATE of a server error, if the error came from the server.

@@ -2,39 +2,60 @@ import Foundation
 import PostgresNIO
 
 extension JobQueue {
-    /// Returns the jobs of dead workers to the queue (or fails them if that was their last attempt).
+    /// How many times in a row a job may lose its worker before the rescuer fails it as a
+    /// poison pill (`ATELIER_CRASH_LIMIT`).
+    public static let defaultCrashLimit = 5
+
+    /// Returns the jobs of dead workers to the queue, or fails those that look like poison pills.
     ///
     /// A running job is rescued when its lease expired (a hung or partitioned worker), or when its
     /// worker's liveness lock is gone (a killed process: detected within one rescuer tick, not a
     /// lease period). Liveness is ignored for `restartGrace` after the database itself started,
     /// while workers reconnect and take their locks again. The worker that lost the job can no
     /// longer complete it: completion is fenced on the lease.
+    ///
+    /// A lost attempt is a crash, not a handler failure: it raises `crashes` and `crash_streak`
+    /// and does not count against `max_attempts` (migration 0008), so killing workers never
+    /// fails a healthy job. A job whose streak — crashes since its handler last finished an
+    /// attempt — reaches `crashLimit` kills every worker it meets: it is failed, and its error
+    /// and `failed` event (`reason: poison_pill`) say so.
     @discardableResult
-    public func rescueLostJobs(restartGrace: Duration = .seconds(15)) async throws -> Int {
-        try await scalar("""
+    public func rescueLostJobs(restartGrace: Duration = .seconds(15), crashLimit: Int = defaultCrashLimit) async throws -> Int {
+        guard crashLimit >= 1 else { throw QueueError.invalidArgument("the crash limit must be at least 1, got \(crashLimit)") }
+        return try await scalar("""
             WITH lost AS (
-                SELECT id FROM jobs
+                SELECT id, lease_expires_at < now() AS expired FROM jobs
                  WHERE state = 'running'
                    AND (lease_expires_at < now()
                         OR (pg_postmaster_start_time() < now() - \(restartGrace.milliseconds) * interval '1 millisecond'
                             AND lease_owner NOT IN (\(unescaped: Liveness.liveWorkerIDs))))
                    FOR UPDATE SKIP LOCKED
+            ), judged AS (
+                SELECT j.id, j.crash_streak + 1 >= \(crashLimit) AS poison,
+                       'worker ' || coalesce(j.lease_owner, '?') || ' stopped during attempt ' || j.attempt
+                       || CASE WHEN lost.expired THEN ' (its lease expired)' ELSE ' (its process is gone)' END AS what
+                  FROM jobs j JOIN lost ON lost.id = j.id
             ), rescued AS (
                 UPDATE jobs j SET
-                    state = CASE WHEN j.attempt >= j.max_attempts THEN 'failed' ELSE 'queued' END,
-                    error = 'worker ' || coalesce(j.lease_owner, '?') || ' stopped during attempt ' || j.attempt,
+                    state = CASE WHEN v.poison THEN 'failed' ELSE 'queued' END,
+                    crashes = j.crashes + 1,
+                    crash_streak = j.crash_streak + 1,
+                    error = CASE WHEN v.poison
+                        THEN 'poison pill: the job stopped its worker ' || (j.crash_streak + 1) || ' times in a row '
+                             || '(crash limit ' || \(crashLimit) || '; last: ' || v.what || '); failed without another try'
+                        ELSE v.what END,
                     errors = j.errors || jsonb_build_array(jsonb_build_object(
-                        'attempt', j.attempt, 'at', now(),
-                        'error', 'worker ' || coalesce(j.lease_owner, '?') || ' stopped during attempt ' || j.attempt)),
+                        'attempt', j.attempt, 'at', now(), 'error', v.what, 'crash', true)),
                     run_at = now(),
-                    finished_at = CASE WHEN j.attempt >= j.max_attempts THEN now() END,
+                    finished_at = CASE WHEN v.poison THEN now() END,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-                  FROM lost WHERE j.id = lost.id
-                RETURNING j.id, j.state, j.attempt, j.error
+                  FROM judged v WHERE j.id = v.id
+                RETURNING j.id, j.state, j.attempt, j.error, j.crashes, j.crash_streak
             ), events AS (
                 INSERT INTO job_events (job_id, type, data)
                 SELECT id, CASE WHEN state = 'failed' THEN 'failed' ELSE 'requeued' END,
-                       jsonb_build_object('attempt', attempt, 'error', error)
+                       jsonb_build_object('attempt', attempt, 'error', error, 'crashes', crashes, 'crash_streak', crash_streak,
+                                          'reason', CASE WHEN state = 'failed' THEN 'poison_pill' ELSE 'worker_lost' END)
                   FROM rescued
             )
             SELECT count(*)::int FROM rescued

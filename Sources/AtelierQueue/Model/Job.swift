@@ -16,8 +16,15 @@ public struct Job: Sendable, Equatable {
     public var error: String?
     /// JSON array text: `[{attempt, at, error}]`, oldest first.
     public var errors: String
+    /// Claims so far (the current one when running), crashes included.
     public var attempt: Int
+    /// Handler attempts allowed; attempts lost to a dead worker (``crashes``) do not count.
     public var maxAttempts: Int
+    /// Claims that ended because their worker stopped (killed, or hung past its lease).
+    public var crashes: Int
+    /// Of those, how many in a row since an attempt's handler last finished; the rescuer fails
+    /// the job as a poison pill when this reaches the crash limit.
+    public var crashStreak: Int
     public var runAt: Date
     public var leaseOwner: String?
     public var leaseExpiresAt: Date?
@@ -38,16 +45,19 @@ public struct Job: Sendable, Equatable {
     static let columns = """
         id, kind, queue, state, priority::int, owner, payload::text, result::text, error, errors::text,
         attempt, max_attempts, run_at, lease_owner, lease_expires_at, progress::int, progress_step,
-        cancel_requested, idempotency_key, request_id, parent_id, follow_up::text, created_at, updated_at, started_at, finished_at
+        cancel_requested, idempotency_key, request_id, parent_id, follow_up::text, created_at, updated_at, started_at, finished_at,
+        crashes, crash_streak
         """
 
     init(row: PostgresRow) throws {
         let (id, kind, queue, state, priority, owner, payload, result, error, errors,
              attempt, maxAttempts, runAt, leaseOwner, leaseExpiresAt, progress, progressStep,
-             cancelRequested, idempotencyKey, requestID, parentID, followUp, createdAt, updatedAt, startedAt, finishedAt)
+             cancelRequested, idempotencyKey, requestID, parentID, followUp, createdAt, updatedAt, startedAt, finishedAt,
+             crashes, crashStreak)
             = try row.decode((UUID, String, String, String, Int, String, String, String?, String?, String,
                               Int, Int, Date, String?, Date?, Int, String?,
-                              Bool, String?, String?, UUID?, String?, Date, Date, Date?, Date?).self)
+                              Bool, String?, String?, UUID?, String?, Date, Date, Date?, Date?,
+                              Int, Int).self)
         self.id = id
         self.kind = kind
         self.queue = queue
@@ -60,6 +70,8 @@ public struct Job: Sendable, Equatable {
         self.errors = errors
         self.attempt = attempt
         self.maxAttempts = maxAttempts
+        self.crashes = crashes
+        self.crashStreak = crashStreak
         self.runAt = runAt
         self.leaseOwner = leaseOwner
         self.leaseExpiresAt = leaseExpiresAt
@@ -85,15 +97,22 @@ public struct ClaimedJob: Sendable, Equatable {
     public var priority: Int
     public var owner: String
     public var payload: String
-    /// This claim's attempt number (1 for the first run). Completion is fenced on it.
+    /// This claim's attempt number (1 for the first run), crashes included. Completion is fenced on it.
     public var attempt: Int
+    /// Handler attempts allowed (attempts lost to a dead worker do not count).
     public var maxAttempts: Int
     public var requestID: String?
     public var createdAt: Date
     /// The worker that holds the lease.
     public var leaseOwner: String
+    /// Earlier claims of this job that ended because their worker stopped.
+    public var crashes: Int = 0
 
-    public var isLastAttempt: Bool { attempt >= maxAttempts }
+    /// This attempt's number among attempts whose handler ran to an end (1 for the first):
+    /// the claim number minus the attempts lost to dead workers. Retry limits and backoff use it.
+    public var handlerAttempt: Int { attempt - crashes }
+
+    public var isLastAttempt: Bool { handlerAttempt >= maxAttempts }
 }
 
 /// One entry of a job's ordered history.

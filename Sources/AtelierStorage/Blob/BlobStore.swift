@@ -26,6 +26,13 @@ public protocol BlobStore: Sendable {
     func deleteAll(under prefix: String) async throws(StorageError)
     /// Proves the store can be written now (for `/health`).
     func check() async throws(StorageError)
+    /// The folders directly under `prefix` (e.g. `jobs/<id>` under `jobs`) whose contents last
+    /// changed before `cutoff` — a folder changes when a blob is written into it or removed.
+    /// For the orphan sweep; an absent `prefix` has none.
+    func folders(under prefix: String, changedBefore cutoff: Date) async throws(StorageError) -> [String]
+    /// Removes what writes that never finished left behind (a process killed mid-write) and
+    /// that is older than `cutoff`. Returns how many were removed.
+    func removeAbandonedWrites(olderThan cutoff: Date) async throws(StorageError) -> Int
 }
 
 extension BlobStore {

@@ -110,6 +110,47 @@ public struct LocalBlobStore: BlobStore {
         }
     }
 
+    public func folders(under prefix: String, changedBefore cutoff: Date) async throws(StorageError) -> [String] {
+        let parent = file(try BlobKey(prefix)).path
+        return try await blocking {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: parent)
+            } catch {
+                if !FileManager.default.fileExists(atPath: parent) { return [] }
+                throw StorageError.unavailable("cannot list \(prefix): \(error.localizedDescription)")
+            }
+            return names.sorted().compactMap { name -> String? in
+                guard !name.hasPrefix("."), let status = Self.status(parent + "/" + name),
+                      status.isDirectory, status.modified < cutoff else { return nil }
+                return prefix + "/" + name
+            }
+        }
+    }
+
+    /// Interrupted writes leave their temporary file in `.tmp/` (the rename never happened).
+    public func removeAbandonedWrites(olderThan cutoff: Date) async throws(StorageError) -> Int {
+        let folder = temporary.path
+        return try await blocking {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            var removed = 0
+            for name in names {
+                let path = folder + "/" + name
+                guard let status = Self.status(path), !status.isDirectory, status.modified < cutoff else { continue }
+                if unlink(path) == 0 { removed += 1 }
+            }
+            return removed
+        }
+    }
+
+    /// (is a directory, last modification) of `path`, or nil when it cannot be read.
+    private static func status(_ path: String) -> (isDirectory: Bool, modified: Date)? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        let seconds = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        return ((status.st_mode & S_IFMT) == S_IFDIR, Date(timeIntervalSince1970: seconds))
+    }
+
     /// The file for `key`; the key grammar guarantees it stays under `root`.
     func file(_ key: BlobKey) -> URL {
         root.appendingPathComponent(key.path)

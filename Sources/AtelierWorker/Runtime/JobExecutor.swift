@@ -82,7 +82,7 @@ struct JobExecutor: Sendable {
             logger.warning("job failed", metadata: ["error": "\(message)", "permanent": "\(permanent)"])
             return .failed(error: message)
         }
-        let delay = handler.retryPolicy.delay(afterAttempt: job.attempt)
+        let delay = handler.retryPolicy.delay(afterAttempt: job.handlerAttempt)
         logger.info("job will be retried", metadata: ["error": "\(message)", "retry_in": "\(delay)"])
         return .retry(error: message, delay: delay)
     }

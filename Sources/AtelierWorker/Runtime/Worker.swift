@@ -11,7 +11,8 @@ import Synchronization
 /// - Wake-up: a dedicated LISTEN connection (``Notifier``) rings a doorbell on `atelier_jobs`;
 ///   the claim loop also polls every `pollInterval`, so a lost notification costs only latency.
 /// - Liveness: that same connection holds the worker's advisory lock, so a killed process's
-///   jobs are rescued by any other worker within a second.
+///   jobs are rescued within a second by the maintenance leader (``Maintenance``: one worker
+///   process per database, elected by another advisory lock; the others stand by).
 /// - Heartbeats renew the leases of running attempts and pick up cancellations.
 /// - Graceful shutdown (SIGTERM/SIGINT through ServiceLifecycle): stop claiming, let running
 ///   jobs finish for `drainTimeout`, then stop and release the rest, deregister, return.
@@ -216,32 +217,21 @@ public final class Worker: Service, Sendable {
         }
     }
 
+    /// Every `rescueInterval`: take or confirm the maintenance lead (one process per database,
+    /// ``LeaderLock``); the leader rescues, purges and sweeps, the others stand by.
     private func maintenanceLoop() async {
-        var lastHousekeeping = ContinuousClock.now - .seconds(3600)
+        let maintenance = Maintenance(queue: queue, configuration: configuration, blobs: blobs, logger: logger)
         while !Task.isCancelled {
             let jitter = Double.random(in: 0.8...1.2)
             try? await Task.sleep(for: configuration.rescueInterval * jitter)
-            if Task.isCancelled { return }
-            do {
-                let rescued = try await queue.rescueLostJobs()
-                if rescued > 0 { logger.warning("rescued jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
-                if ContinuousClock.now - lastHousekeeping > .seconds(30) {
-                    lastHousekeeping = .now
-                    try await queue.pruneWorkers(staleAfter: configuration.pruneWorkersAfter)
-                    if let retention = configuration.retention {
-                        let purged = try await queue.purgeFinished(olderThan: retention)
-                        if !purged.isEmpty { logger.info("purged finished jobs", metadata: ["jobs": "\(purged.count)"]) }
-                        await Self.removeBlobs(of: purged, from: blobs, logger: logger)
-                    }
-                }
-            } catch {
-                logger.warning("maintenance failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
-            }
+            if Task.isCancelled { break }
+            await maintenance.tick()
         }
+        await maintenance.resign()
     }
 
-    /// Removes the blob folders of purged jobs (inputs and results); failures are logged, the
-    /// next purge of other jobs does not retry them.
+    /// Removes the blob folders of purged jobs (inputs and results). A failure is logged; the
+    /// folder no longer belongs to any job, so the leader's orphan sweep removes it later.
     public static func removeBlobs(of jobs: [UUID], from blobs: (any BlobStore)?, logger: Logger) async {
         guard let blobs else { return }
         for id in jobs {

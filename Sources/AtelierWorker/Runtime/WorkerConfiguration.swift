@@ -12,8 +12,17 @@ public struct WorkerConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(5)
     /// Fallback when no notification arrives (a lost NOTIFY, a delayed job coming due).
     public var pollInterval: Duration = .seconds(1)
-    /// How often this process looks for jobs of dead workers (killed processes are seen within one tick).
+    /// How often the maintenance leader looks for jobs of dead workers (killed processes are
+    /// seen within one tick), and how often standby processes try to take the lead.
     public var rescueInterval: Duration = .seconds(1)
+    /// A job that loses its worker this many times in a row is failed as a poison pill.
+    /// Those attempts never count against the job's `max_attempts`.
+    public var crashLimit: Int = JobQueue.defaultCrashLimit
+    /// The orphan sweep removes blob folders of jobs that do not exist (purged, or never
+    /// inserted) and leftovers of interrupted writes once they are this old; nil turns it off.
+    public var orphanGrace: Duration? = .seconds(3600)
+    /// How often the maintenance leader sweeps for orphans.
+    public var sweepInterval: Duration = .seconds(600)
     /// On SIGTERM/SIGINT: how long running jobs may take to finish before they are stopped and released.
     public var drainTimeout: Duration = .seconds(20)
     /// Finished jobs older than this are purged by maintenance; nil keeps them.
@@ -29,6 +38,8 @@ public struct WorkerConfiguration: Sendable {
     public func validate() throws(QueueError) {
         guard (1...1000).contains(concurrency) else { throw .invalidArgument("concurrency must be between 1 and 1000, got \(concurrency)") }
         guard !queues.isEmpty else { throw .invalidArgument("a worker needs at least one queue") }
+        guard crashLimit >= 1 else { throw .invalidArgument("the crash limit must be at least 1, got \(crashLimit)") }
+        guard sweepInterval > .zero else { throw .invalidArgument("the sweep interval must be positive") }
         guard heartbeatInterval < lease else {
             throw .invalidArgument("the heartbeat interval (\(heartbeatInterval)) must be shorter than the lease (\(lease))")
         }

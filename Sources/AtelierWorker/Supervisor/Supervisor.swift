@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// Each child is this same executable run with `arguments` (a single-process `work`). On
 /// graceful shutdown the supervisor sends SIGTERM to every child, waits for them to drain,
-/// and returns. A child that keeps dying right after start is restarted with growing delays.
+/// and returns. A child that keeps dying right after start (bad settings, database unreachable)
+/// is restarted with growing delays; one that was up and running, or was SIGKILLed from
+/// outside (an operator, the OOM killer, ./ops/chaos), is restarted after half a second.
 public final class Supervisor: Service, Sendable {
     private let executable: URL
     private let arguments: [String]
@@ -43,18 +45,22 @@ public final class Supervisor: Service, Sendable {
         var restartDelay = Duration.milliseconds(500)
         while !stopping.load(ordering: .acquiring) {
             let started = ContinuousClock.now
-            let status = await runChild(slot: slot)
+            let (status, killed) = await runChild(slot: slot)
             if stopping.load(ordering: .acquiring) { return }
+            if killed || ContinuousClock.now - started > Self.upAndRunning { restartDelay = .milliseconds(500) }
             logger.error("worker process exited; restarting", metadata: [
                 "slot": "\(slot)", "status": "\(status)", "restart_in": "\(restartDelay)"])
             try? await Task.sleep(for: restartDelay)
-            // Crash loops back off up to 30 s; a child that ran a while restarts quickly.
-            restartDelay = ContinuousClock.now - started > .seconds(60) ? .milliseconds(500) : min(restartDelay * 2, .seconds(30))
+            // Start-up crash loops back off up to 30 s.
+            restartDelay = min(restartDelay * 2, .seconds(30))
         }
     }
 
-    /// Runs one child to its end; returns its exit description.
-    private func runChild(slot: Int) async -> String {
+    /// A child that lived this long got past its start-up: its death is not a start-up crash loop.
+    static let upAndRunning = Duration.seconds(5)
+
+    /// Runs one child to its end; returns its exit description and whether SIGKILL ended it.
+    private func runChild(slot: Int) async -> (String, Bool) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -63,8 +69,9 @@ public final class Supervisor: Service, Sendable {
         process.environment = environment
         return await withCheckedContinuation { continuation in
             process.terminationHandler = { process in
-                let how = process.terminationReason == .uncaughtSignal ? "signal" : "exit"
-                continuation.resume(returning: "\(how) \(process.terminationStatus)")
+                let signalled = process.terminationReason == .uncaughtSignal
+                continuation.resume(returning: ("\(signalled ? "signal" : "exit") \(process.terminationStatus)",
+                                                signalled && process.terminationStatus == SIGKILL))
             }
             do {
                 try process.run()
@@ -73,7 +80,7 @@ public final class Supervisor: Service, Sendable {
                 // A stop that raced with the start still reaches this child.
                 if stopping.load(ordering: .acquiring) { kill(process.processIdentifier, SIGTERM) }
             } catch {
-                continuation.resume(returning: "could not start: \(error)")
+                continuation.resume(returning: ("could not start: \(error)", false))
             }
         }
     }

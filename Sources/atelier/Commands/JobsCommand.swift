@@ -71,7 +71,9 @@ struct JobsCommand: AsyncParsableCommand {
                 var fields: [(String, String)] = [
                     ("id", job.id.uuidString.lowercased()), ("kind", job.kind), ("queue", job.queue),
                     ("state", job.state.rawValue), ("priority", String(job.priority)), ("owner", job.owner),
-                    ("attempt", "\(job.attempt) of \(job.maxAttempts)"), ("progress", "\(job.progress)%" + (job.progressStep.map { " (\($0))" } ?? "")),
+                    ("attempt", "\(job.attempt - job.crashes) of \(job.maxAttempts)"),
+                    ("crashes", "\(job.crashes) attempt(s) lost to a stopped worker, \(job.crashStreak) in a row (not counted above)"),
+                    ("progress", "\(job.progress)%" + (job.progressStep.map { " (\($0))" } ?? "")),
                     ("created", time(job.createdAt)), ("run at", time(job.runAt)), ("started", time(job.startedAt)),
                     ("finished", time(job.finishedAt)), ("payload", job.payload), ("result", job.result ?? "-"),
                     ("error", job.error ?? "-"),
@@ -92,7 +94,8 @@ struct JobsCommand: AsyncParsableCommand {
                     say("\nerrors:")
                     var table = Table("ATTEMPT", "AT", "ERROR")
                     for entry in history {
-                        table.add("\(entry["attempt"] ?? "")", "\(entry["at"] ?? "")", "\(entry["error"] ?? "")")
+                        table.add("\(entry["attempt"] ?? "")", "\(entry["at"] ?? "")",
+                                  (entry["crash"] as? Bool == true ? "[crash] " : "") + "\(entry["error"] ?? "")")
                     }
                     say(table.render())
                 }

@@ -15,7 +15,8 @@ struct WorkCommand: AsyncParsableCommand {
             Environment: ATELIER_WORKER_CONCURRENCY, ATELIER_WORKER_PROCESSES, ATELIER_QUEUES, ATELIER_KINDS,
             ATELIER_LEASE, ATELIER_HEARTBEAT_INTERVAL, ATELIER_POLL_INTERVAL, ATELIER_RESCUE_INTERVAL,
             ATELIER_DRAIN_TIMEOUT, ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever),
-            ATELIER_DATA_DIR (blobs for image jobs).
+            ATELIER_CRASH_LIMIT (5), ATELIER_ORPHAN_GRACE (1h; 0 turns the orphan sweep off),
+            ATELIER_SWEEP_INTERVAL (10m), ATELIER_DATA_DIR (blobs for image jobs).
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -41,6 +42,11 @@ struct WorkCommand: AsyncParsableCommand {
             if let retention = try settings.duration("ATELIER_RETENTION") {
                 configuration.retention = retention == .zero ? nil : retention
             }
+            configuration.crashLimit = try settings.int("ATELIER_CRASH_LIMIT") ?? configuration.crashLimit
+            if let grace = try settings.duration("ATELIER_ORPHAN_GRACE") {
+                configuration.orphanGrace = grace == .zero ? nil : grace
+            }
+            configuration.sweepInterval = try settings.duration("ATELIER_SWEEP_INTERVAL") ?? configuration.sweepInterval
             try configuration.validate()
             let processes = try self.processes ?? settings.int("ATELIER_WORKER_PROCESSES") ?? 1
             guard (1...256).contains(processes) else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }

@@ -1,0 +1,517 @@
+#!/usr/bin/env python3
+"""The driver of ./ops/chaos (run it through that script, which sets up PostgreSQL, builds, and
+exports ATELIER_BIN, ATELIER_DATABASE_URL, ATELIER_DATA_DIR, CHAOS_DIR, CHAOS_PG_STOP,
+CHAOS_PG_START and CHAOS_PSQL). Python standard library only.
+
+1. Makes test photos (PNG, drawn here) and takes the JPEG fixtures from Tests/.
+2. Starts `atelier serve` and `atelier work --processes 2` (a supervisor that restarts its children).
+3. Sends N jobs through POST /v1/jobs at --rate per second from 8 client threads, each with an
+   Idempotency-Key, retrying (same key) on connection errors and 5xx — so a retry never makes a
+   second job — while
+     - a random worker process is SIGKILLed every --kill-every seconds until every job has ended;
+     - PostgreSQL is stopped (fast) at 30 % of the sending window, requests are probed while it is
+       down (GET /v1/jobs must answer 503 within --outage-answer seconds), and it is started again
+       after --outage seconds; the API must then answer 200 again by itself;
+     - the API is restarted (SIGTERM, start) at 60 % of the window.
+4. Waits for every job to end, then checks each in the database and the blob directory.
+
+Lost: a job never created, or not succeeded at the end. Duplicated: more than one job for one
+Idempotency-Key, or more than one `succeeded` event for one job. Wrong: a result that is not
+what the kind makes (a stylize result blob missing or not a JPEG/PNG of the stated size, an
+analysis report missing or not HTML, a caption without text, an index without a 384-d vector).
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from pathlib import Path
+
+ENV = os.environ
+BIN = ENV["ATELIER_BIN"]
+CHAOS_DIR = Path(ENV["CHAOS_DIR"])
+DATA_DIR = Path(ENV["ATELIER_DATA_DIR"])
+REPO = Path(ENV["REPO"])
+KINDS = ["stylize", "caption", "index", "analysis", "noop"]
+STYLES = ["cartoon", "sketch", "pop_art", "watercolor", "comic"]
+ADVISORS = ["ansel", "okeefe", "hcb", "lange", "mondrian"]
+
+
+def log(message):
+    print(f"\033[1m[chaos]\033[0m {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------- photos
+
+def png(width, height, pixel):
+    """A truecolour PNG from pixel(x, y) -> (r, g, b)."""
+    raw = bytearray()
+    for y in range(height):
+        raw.append(0)
+        for x in range(width):
+            raw += bytes(pixel(x, y))
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b""))
+
+
+def make_photos(count, seed=11):
+    rng = random.Random(seed)
+    photos = []
+    for n in range(count):
+        width, height = rng.choice([(320, 240), (240, 320), (384, 256), (256, 256)])
+        rects = [(rng.randrange(width), rng.randrange(height), rng.randrange(20, 120), rng.randrange(20, 120),
+                  (rng.randrange(256), rng.randrange(256), rng.randrange(256))) for _ in range(6)]
+        base = (rng.randrange(40, 200), rng.randrange(40, 200), rng.randrange(40, 200))
+
+        def pixel(x, y, rects=rects, base=base, width=width, height=height):
+            for rx, ry, rw, rh, colour in rects:
+                if rx <= x < rx + rw and ry <= y < ry + rh:
+                    return colour
+            return (base[0] * x // width, base[1] * y // height, (base[2] + x + y) % 256)
+
+        photos.append(("png", png(width, height, pixel), (width, height)))
+    for fixture in sorted(REPO.glob("Tests/*/Fixtures/*.jpg")):
+        size = image_size(fixture.read_bytes())
+        if size:
+            photos.append(("jpeg", fixture.read_bytes(), size))
+    return photos
+
+
+def image_size(data):
+    """(width, height) of a PNG or baseline/progressive JPEG, else None."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 24:
+        return struct.unpack(">II", data[16:24])
+    if data.startswith(b"\xff\xd8\xff"):
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                return None
+            marker = data[i + 1]
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+                i += 2
+                continue
+            length = struct.unpack(">H", data[i + 2:i + 4])[0]
+            if marker in (0xC0, 0xC1, 0xC2):
+                height, width = struct.unpack(">HH", data[i + 5:i + 9])
+                return (width, height)
+            i += 2 + length
+    return None
+
+
+# ---------------------------------------------------------------------------------- the stack
+
+class Stack:
+    def __init__(self, port):
+        self.port = port
+        self.api = None
+        self.supervisor = None
+        self.env = dict(ENV, ATELIER_LISTEN=f"127.0.0.1:{port}")
+        self.api_log = open(CHAOS_DIR / "serve.log", "ab")
+        self.work_log = open(CHAOS_DIR / "work.log", "ab")
+
+    def start_api(self):
+        self.api = subprocess.Popen([BIN, "serve"], env=self.env, stdout=self.api_log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            status, _, _ = request("GET", self.port, "/health", timeout=2)
+            if status in (200, 503):
+                return
+            if self.api.poll() is not None:
+                raise SystemExit(f"atelier serve exited ({self.api.returncode}); see {CHAOS_DIR / 'serve.log'}")
+            time.sleep(0.2)
+        raise SystemExit("atelier serve did not answer /health within 60 s")
+
+    def stop_api(self):
+        self.api.send_signal(signal.SIGTERM)
+        try:
+            self.api.wait(30)
+        except subprocess.TimeoutExpired:
+            self.api.kill()
+            self.api.wait()
+
+    def start_workers(self):
+        self.supervisor = subprocess.Popen([BIN, "work", "--processes", "2"], env=self.env,
+                                           stdout=self.work_log, stderr=subprocess.STDOUT)
+
+    def worker_pids(self):
+        """The supervisor's live children (the worker processes)."""
+        pids = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+            except OSError:
+                continue
+            fields = text[text.rfind(")") + 2:].split()
+            if int(fields[1]) == self.supervisor.pid and fields[0] not in ("Z", "X"):
+                pids.append(int(stat.parent.name))
+        return pids
+
+    def stop(self):
+        for process in (self.supervisor, self.api):
+            if process and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in (self.supervisor, self.api):
+            if process:
+                try:
+                    process.wait(60)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+
+def request(method, port, path, body=None, headers=None, timeout=30):
+    """(status, headers, body) — status None on a connection error or timeout (body says which)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    except (OSError, http.client.HTTPException) as error:
+        return None, {}, f"{type(error).__name__}: {error}".encode()
+    finally:
+        connection.close()
+
+
+def multipart(fields, image, content_type):
+    boundary = "chaos" + os.urandom(8).hex()
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
+    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="image"; filename="photo"\r\n'
+                 f"Content-Type: {content_type}\r\n\r\n".encode() + image + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def psql(sql):
+    return subprocess.run(ENV["CHAOS_PSQL"].split() + ["-c", sql], capture_output=True, text=True, timeout=120)
+
+
+# ---------------------------------------------------------------------------------- the run
+
+def main():
+    parser = argparse.ArgumentParser(description="./ops/chaos driver")
+    parser.add_argument("--jobs", type=int, default=5000)
+    parser.add_argument("--rate", type=float, default=None, help="jobs sent per second (default: 40; 20 with --quick)")
+    parser.add_argument("--kill-every", type=float, default=2.0)
+    parser.add_argument("--outage", type=float, default=6.0, help="seconds PostgreSQL stays down")
+    parser.add_argument("--outage-answer", type=float, default=5.0, help="seconds the API may take to answer 503")
+    parser.add_argument("--deadline", type=float, default=None, help="seconds to wait for every job after sending")
+    parser.add_argument("--quick", action="store_true", help="300 jobs, a few minutes")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    if args.quick and "--jobs" not in sys.argv:
+        args.jobs = 300
+    rate = args.rate or (20.0 if args.quick else 40.0)
+    deadline_after_send = args.deadline or (180.0 if args.quick else 900.0)
+    seed = args.seed if args.seed is not None else int(time.time())
+    rng = random.Random(seed)
+
+    photos = make_photos(6)
+    log(f"{args.jobs} jobs at {rate:g}/s, a worker SIGKILLed every {args.kill_every:g} s, seed {seed}; "
+        f"{len(photos)} photos; logs in {CHAOS_DIR}")
+    token = subprocess.run([BIN, "tokens", "create", "--name", f"chaos-{seed}", "--owner", "chaos"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    port = 20000 + (os.getpid() % 20000)
+    stack = Stack(port)
+    stack.start_api()
+    stack.start_workers()
+
+    # The jobs: a fixed mix, shuffled.
+    specs = []
+    for n in range(args.jobs):
+        kind = KINDS[n % len(KINDS)]
+        photo = rng.randrange(len(photos))
+        specs.append({"n": n, "kind": kind, "photo": photo, "key": f"chaos-{seed}-{n}", "style": rng.choice(STYLES),
+                      "advisor": rng.choice(ADVISORS), "image_index": rng.random() < 0.5})
+    rng.shuffle(specs)
+
+    state = {"killing": True, "sending": True, "kills": 0, "done": False}
+    accepted = {}            # key -> job id
+    send_log = []            # (key, first_sent, accepted_at, tries, statuses)
+    lock = threading.Lock()
+    started = time.time()
+    send_window = args.jobs / rate
+
+    def body_for(spec):
+        fmt, data, _ = photos[spec["photo"]]
+        content_type = "image/png" if fmt == "png" else "image/jpeg"
+        kind = spec["kind"]
+        if kind == "noop":
+            return json.dumps({"kind": "noop"}).encode(), "application/json"
+        if kind == "index" and not spec["image_index"]:
+            text = f"chaos item {spec['n']}: photo {spec['photo']} in style {spec['style']}"
+            return json.dumps({"kind": "index", "options": {"text": text, "collection": "chaos"}}).encode(), "application/json"
+        fields = {"kind": kind}
+        if kind == "stylize":
+            fields["style_id"] = spec["style"]
+        elif kind == "analysis":
+            fields["advisor"] = spec["advisor"]
+        elif kind == "index":
+            fields["collection"] = "chaos"
+        return multipart(fields, data, content_type)
+
+    def sender(my_specs):
+        for spec in my_specs:
+            due = started + spec["slot"] / rate
+            delay = due - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            body, content_type = body_for(spec)
+            first, tries, statuses = time.time(), 0, []
+            while True:
+                tries += 1
+                status, _, answer = request("POST", port, "/v1/jobs", body, {
+                    "X-App-Token": token, "Content-Type": content_type, "Idempotency-Key": spec["key"]}, timeout=30)
+                if status == 200 or status == 201:
+                    job_id = json.loads(answer)["id"]
+                    with lock:
+                        accepted[spec["key"]] = job_id
+                        send_log.append((spec["key"], first, time.time(), tries, statuses))
+                    break
+                statuses.append(status if status is not None else answer.decode()[:60])
+                if status is not None and 400 <= status < 500 and status not in (408, 429):
+                    with lock:
+                        send_log.append((spec["key"], first, None, tries, statuses))
+                    log(f"job {spec['key']} refused: {status} {answer[:200]!r}")
+                    break
+                if time.time() - first > 600:
+                    with lock:
+                        send_log.append((spec["key"], first, None, tries, statuses))
+                    break
+                time.sleep(0.25)
+
+    for slot, spec in enumerate(specs):
+        spec["slot"] = slot
+    senders = [threading.Thread(target=sender, args=(specs[i::8],), daemon=True) for i in range(8)]
+    for thread in senders:
+        thread.start()
+
+    def killer():
+        while state["killing"]:
+            time.sleep(args.kill_every)
+            if not state["killing"]:
+                return
+            pids = stack.worker_pids()
+            if pids:
+                try:
+                    os.kill(rng.choice(pids), signal.SIGKILL)
+                    state["kills"] += 1
+                except ProcessLookupError:
+                    pass
+
+    killer_thread = threading.Thread(target=killer, daemon=True)
+    killer_thread.start()
+
+    # PostgreSQL restart at 30 % of the sending window, with probes of the API while it is down.
+    outage = {}
+    time.sleep(max(0.0, started + 0.3 * send_window - time.time()))
+    log("stopping PostgreSQL (pg_ctl -m fast stop)")
+    stopped = subprocess.run(ENV["CHAOS_PG_STOP"], shell=True, capture_output=True, text=True)
+    if stopped.returncode != 0:
+        raise SystemExit(f"pg_ctl stop failed: {stopped.stderr}")
+    down_at = time.time()
+    probes = []
+
+    def probe():
+        t0 = time.time()
+        status, _, answer = request("GET", port, "/v1/jobs?limit=1", headers={"X-App-Token": token},
+                                    timeout=args.outage_answer + 5)
+        probes.append({"status": status, "seconds": round(time.time() - t0, 3), "body": answer[:160].decode(errors="replace")})
+
+    # One probe every 0.5 s, each in its own thread: a hanging answer must not stretch the outage.
+    probe_threads = []
+    while time.time() - down_at < args.outage:
+        thread = threading.Thread(target=probe, daemon=True)
+        thread.start()
+        probe_threads.append(thread)
+        time.sleep(0.5)
+    health, _, _ = request("GET", port, "/health", timeout=args.outage_answer + 5)
+    log("starting PostgreSQL")
+    subprocess.run(ENV["CHAOS_PG_START"], shell=True, check=True, capture_output=True)
+    up_at = time.time()
+    for thread in probe_threads:
+        thread.join()
+    recovered = None
+    while time.time() - up_at < 60:
+        status, _, _ = request("GET", port, "/v1/jobs?limit=1", headers={"X-App-Token": token}, timeout=10)
+        if status == 200:
+            recovered = round(time.time() - up_at, 2)
+            break
+        time.sleep(0.25)
+    outage = {"seconds_down": round(up_at - down_at, 1), "probes": probes, "health_status": health,
+              "api_recovered_after_s": recovered}
+    good = [p for p in probes if p["status"] == 503 and p["seconds"] <= args.outage_answer]
+    outage["ok"] = bool(probes) and len(good) == len(probes) and recovered is not None
+    log(f"PostgreSQL was down {outage['seconds_down']} s: API answers "
+        f"{sorted(set((p['status'], round(p['seconds'], 1)) for p in probes), key=str)}; /health {health}; "
+        f"back to 200 after {recovered} s")
+
+    # API restart at 60 % of the sending window.
+    time.sleep(max(0.0, started + 0.6 * send_window - time.time()))
+    log("restarting the API (SIGTERM, start)")
+    api_down = time.time()
+    stack.stop_api()
+    stack.start_api()
+    api_restart_s = round(time.time() - api_down, 2)
+
+    for thread in senders:
+        thread.join()
+    sent_at = time.time()
+    log(f"all {len(send_log)} jobs sent ({len(accepted)} accepted) in {sent_at - started:.0f} s; waiting for them to end")
+
+    # Wait until every accepted job has ended (or the deadline).
+    while time.time() - sent_at < deadline_after_send:
+        result = psql("SELECT count(*) FROM jobs WHERE owner = 'chaos' AND state IN ('queued', 'running')")
+        if result.returncode == 0 and result.stdout.strip() == "0":
+            break
+        time.sleep(1)
+    state["killing"] = False
+    killer_thread.join()
+    elapsed = time.time() - started
+    stack.stop()
+
+    # ------------------------------------------------------------------------------ the checks
+    query = """
+        SELECT coalesce(json_agg(json_build_object(
+            'id', j.id, 'key', j.idempotency_key, 'kind', j.kind, 'state', j.state, 'result', j.result,
+            'error', j.error, 'attempt', j.attempt, 'crashes', j.crashes,
+            'ms', extract(epoch FROM (j.finished_at - j.created_at)) * 1000,
+            'succeeded_events', (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.type = 'succeeded'),
+            'payload_size', j.payload -> 'input' ->> 'bytes')), '[]')
+          FROM jobs j WHERE j.owner = 'chaos' AND j.parent_id IS NULL"""
+    result = psql(query)
+    if result.returncode != 0:
+        raise SystemExit(f"could not read the jobs: {result.stderr}")
+    rows = json.loads(result.stdout)
+    by_key = {}
+    for row in rows:
+        by_key.setdefault(row["key"], []).append(row)
+    spec_by_key = {spec["key"]: spec for spec in specs}
+
+    lost, duplicated, wrong = [], [], []
+    for spec in specs:
+        found = by_key.get(spec["key"], [])
+        if not found:
+            lost.append((spec["key"], "never created" if spec["key"] not in accepted else "accepted but no job row"))
+            continue
+        if len(found) > 1:
+            duplicated.append((spec["key"], f"{len(found)} jobs for one Idempotency-Key"))
+        row = found[0]
+        if row["succeeded_events"] > 1:
+            duplicated.append((spec["key"], f"{row['succeeded_events']} succeeded events"))
+        if row["state"] != "succeeded":
+            lost.append((spec["key"], f"{row['kind']} {row['state']}: {row['error']}"))
+            continue
+        problem = check_result(row, spec, photos)
+        if problem:
+            wrong.append((spec["key"], f"{row['kind']}: {problem}"))
+
+    times = sorted(row["ms"] for row in rows if row["state"] == "succeeded" and row["ms"] is not None)
+    crashed = [row for row in rows if row["crashes"]]
+    summary = {
+        "jobs": args.jobs, "accepted": len(accepted), "succeeded": len(times),
+        "lost": len(lost), "duplicated": len(duplicated), "wrong": len(wrong),
+        "p50_ms": round(percentile(times, 50)), "p99_ms": round(percentile(times, 99)),
+        "max_ms": round(times[-1]) if times else 0,
+        "kills": state["kills"], "jobs_with_crashes": len(crashed),
+        "max_crashes_one_job": max((row["crashes"] for row in rows), default=0),
+        "send_retries": sum(tries - 1 for _, _, _, tries, _ in send_log),
+        "pg_outage": {k: v for k, v in outage.items() if k != "probes"},
+        "pg_outage_answers": summarize_probes(outage.get("probes", [])),
+        "api_restart_s": api_restart_s, "elapsed_s": round(elapsed), "rate": rate, "seed": seed,
+    }
+    by_kind = {}
+    for row in rows:
+        if row["state"] == "succeeded" and row["ms"] is not None:
+            by_kind.setdefault(row["kind"], []).append(row["ms"])
+    summary["p50_ms_by_kind"] = {k: round(percentile(sorted(v), 50)) for k, v in sorted(by_kind.items())}
+
+    with open(CHAOS_DIR / "results.jsonl", "a") as out:
+        out.write(json.dumps(dict(summary, when=time.strftime("%Y-%m-%dT%H:%M:%S"))) + "\n")
+    for title, items in (("lost", lost), ("duplicated", duplicated), ("wrong", wrong)):
+        for key, why in items[:20]:
+            log(f"{title}: {key} — {why}")
+    print(json.dumps(summary, indent=2))
+    failed = lost or duplicated or wrong or not outage.get("ok")
+    if not outage.get("ok"):
+        log("the API did not answer 503 promptly while PostgreSQL was down, or did not recover by itself: see pg_outage_answers")
+    log(("FAILED" if failed else "OK") + f": lost {len(lost)}, duplicated {len(duplicated)}, wrong {len(wrong)}; "
+        f"p50 {summary['p50_ms']} ms, p99 {summary['p99_ms']} ms; {state['kills']} kills; {summary['elapsed_s']} s")
+    return 1 if failed else 0
+
+
+def summarize_probes(probes):
+    counts = {}
+    for probe in probes:
+        key = f"{probe['status']}"
+        entry = counts.setdefault(key, {"count": 0, "max_s": 0.0, "example": probe["body"][:120]})
+        entry["count"] += 1
+        entry["max_s"] = max(entry["max_s"], probe["seconds"])
+    return counts
+
+
+def percentile(values, p):
+    if not values:
+        return 0
+    index = min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))
+    return values[index]
+
+
+def blob(path):
+    file = DATA_DIR / "blobs" / path
+    return file.read_bytes() if file.is_file() else None
+
+
+def check_result(row, spec, photos):
+    """None when the result is what the kind makes, else what is wrong with it."""
+    result = row["result"] or {}
+    kind = row["kind"]
+    _, _, (width, height) = photos[spec["photo"]]
+    if kind == "stylize":
+        data = blob(result.get("result_blob", "")) if result.get("result_blob") else None
+        if data is None:
+            return f"result blob {result.get('result_blob')!r} missing"
+        size = image_size(data)
+        if size is None:
+            return f"result blob is not a JPEG or PNG ({data[:8]!r})"
+        if size != (result.get("width"), result.get("height")):
+            return f"result blob is {size}, the result says {result.get('width')}×{result.get('height')}"
+        if size != (width, height):
+            return f"result is {size}, the photo was {width}×{height}"
+        return None
+    if kind == "analysis":
+        data = blob(result.get("result_blob", "")) if result.get("result_blob") else None
+        if data is None:
+            return f"report blob {result.get('result_blob')!r} missing"
+        if not data.lstrip().lower().startswith(b"<!doctype html") or b"data:image/" not in data:
+            return "report is not an HTML page with the photo embedded"
+        if not result.get("grade") or not result.get("advisors"):
+            return "no grade or advisors"
+        return None
+    if kind == "caption":
+        if not isinstance(result.get("caption"), str) or not result["caption"].strip():
+            return "no caption text"
+        if (result.get("width"), result.get("height")) != (width, height):
+            return f"captioned {result.get('width')}×{result.get('height')}, the photo was {width}×{height}"
+        return None
+    if kind == "index":
+        if result.get("embedding_dim") != 384:
+            return f"embedding_dim {result.get('embedding_dim')!r}, expected 384"
+        return None
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
