@@ -17,10 +17,25 @@ static int ac_heif_code(struct heif_error error) {
     return AC_CORRUPT;
 }
 
+// Clients see the messages of refusals that are not damage (Swift passes them on), so those are
+// ours; a damaged file's message keeps libheif's words for logs and tools (Swift replaces it).
 static int ac_heif_fail(ac_result *result, struct heif_error error, const char *what) {
     result->code = ac_heif_code(error);
-    snprintf(result->message, sizeof result->message, "%s: %s", what,
-             error.message != NULL && error.message[0] != '\0' ? error.message : "unknown error");
+    switch (result->code) {
+    case AC_NO_MEMORY:
+        snprintf(result->message, sizeof result->message, "out of memory for the HEIC");
+        break;
+    case AC_TOO_LARGE:
+        snprintf(result->message, sizeof result->message, "the HEIC is over the decoder's size limits");
+        break;
+    case AC_UNSUPPORTED:
+        snprintf(result->message, sizeof result->message,
+                 "the HEIF file uses a codec or feature that is not supported (HEVC-coded HEIC is)");
+        break;
+    default:
+        snprintf(result->message, sizeof result->message, "%s: %s", what,
+                 error.message != NULL && error.message[0] != '\0' ? error.message : "unknown error");
+    }
     return result->code;
 }
 
@@ -91,8 +106,18 @@ int ac_heif_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *c
     }
     int alpha = heif_image_handle_has_alpha_channel(handle);
     *channels = alpha ? 4 : 3;
+    // Strict: invalid input is an error, not a decoding warning on a picture made anyway.
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "out of memory");
+        ac_heif_close(context, handle);
+        return AC_NO_MEMORY;
+    }
+    options->strict_decoding = 1;
     struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
-                                                alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, NULL);
+                                                alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    heif_decoding_options_free(options);
     if (error.code != heif_error_Ok) {
         // The error's message belongs to the context: copy it out before closing.
         ac_heif_fail(result, error, "the HEIC could not be decoded");

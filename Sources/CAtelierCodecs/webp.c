@@ -18,6 +18,19 @@ static int ac_webp_features(const uint8_t *data, size_t size, WebPBitstreamFeatu
                  status == VP8_STATUS_NOT_ENOUGH_DATA ? "the WebP is truncated" : "not a valid WebP");
         return result->code;
     }
+    // WebPGetFeatures reads only the first chunks. The RIFF header gives the file's length: a
+    // file shorter than that was cut short (longer is fine: bytes after the RIFF chunk are
+    // ignored). Sniffing guarantees the "RIFF" … "WEBP" header; a bare VP8/VP8L stream has no
+    // length to check, and libwebp's own checks stand.
+    if (memcmp(data, "RIFF", 4) == 0) {
+        uint32_t riff = (uint32_t)data[4] | (uint32_t)data[5] << 8 | (uint32_t)data[6] << 16 | (uint32_t)data[7] << 24;
+        if ((uint64_t)riff + 8 > (uint64_t)size) {
+            result->code = AC_CORRUPT;
+            snprintf(result->message, sizeof result->message, "the WebP is %zu bytes, its header says %llu: it was cut short",
+                     size, (unsigned long long)riff + 8);
+            return AC_CORRUPT;
+        }
+    }
     result->source_width = features->width;
     result->source_height = features->height;
     if (features->has_animation) {

@@ -100,14 +100,24 @@ final class CodecTests: XCTestCase {
         let jpeg = try ImageCodec.encodeJPEG(Self.picture(), progressive: true)
         let scans = JPEGSegments.scans(in: jpeg)
         XCTAssertGreaterThan(scans.count, 1, "a progressive JPEG has several scans")
-        // Repeat the last scan until the file has 300 scans: each one costs libjpeg a pass.
-        let last = scans.last!
-        var bomb = Array(jpeg[..<last.upperBound])
-        for _ in 0..<300 { bomb += jpeg[last] }
+        // Repeat the first scan (DC: it decodes the same every time) until the file has 300
+        // scans: each one costs libjpeg a pass, and only the scan limit stops it.
+        let first = scans[0]
+        var bomb = Array(jpeg[..<first.upperBound])
+        for _ in 0..<299 { bomb += jpeg[first] }
         bomb += [0xFF, 0xD9]
         XCTAssertThrowsError(try ImageCodec.decode(bomb)) { error in
             guard case ImageError.tooLarge(let message) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(message.contains("progressive scans"), message)
+        }
+        // Repeats of the last (refinement) scan no longer fit the coefficients: damaged data,
+        // refused at the second copy.
+        let last = scans.last!
+        bomb = Array(jpeg[..<last.upperBound])
+        for _ in 0..<299 { bomb += jpeg[last] }
+        bomb += [0xFF, 0xD9]
+        XCTAssertThrowsError(try ImageCodec.decode(bomb)) { error in
+            XCTAssertEqual(error as? ImageError, .damaged(.jpeg))
         }
     }
 
@@ -133,10 +143,11 @@ final class CodecTests: XCTestCase {
                 XCTAssertFalse((error as? ImageError)?.message.isEmpty ?? true, name)
             }
         }
-        // A JPEG cut in the entropy data still decodes (libjpeg fills the rest): that is a
-        // partial image, not an error, as with every browser.
-        let cut = try ImageCodec.decode(Array(jpeg.prefix(jpeg.count * 3 / 4)))
-        XCTAssertEqual(cut.width, 96)
+        // A JPEG cut in the entropy data is damaged, not a partial picture (libjpeg would fill
+        // the rest with grey): TruncationTests has the details.
+        XCTAssertThrowsError(try ImageCodec.decode(Array(jpeg.prefix(jpeg.count * 3 / 4)))) { error in
+            XCTAssertEqual(error as? ImageError, .damaged(.jpeg))
+        }
     }
 
     private func fixIHDRChecksum(_ png: inout [UInt8]) {

@@ -31,7 +31,7 @@ public enum ImageCodec {
             case .webp: return ac_webp_probe(buffer.baseAddress, buffer.count, &result)
             }
         }
-        try check(code, result)
+        try check(code, result, format)
         var info = ImageInfo(format: format, width: Int(result.source_width), height: Int(result.source_height))
         if format == .jpeg, ExifOrientation.read(jpeg: bytes).swapsAxes { swap(&info.width, &info.height) }
         try limits.check(width: info.width, height: info.height)
@@ -83,10 +83,10 @@ public enum ImageCodec {
             }
         }
         defer { ac_free(pixels) }
-        try check(code, result)
+        try check(code, result, format)
         try limits.check(width: Int(result.source_width), height: Int(result.source_height))
         let width = Int(result.width), height = Int(result.height), count = Int(channels)
-        guard let pixels, width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
+        guard let pixels, width > 0, height > 0 else { throw .damaged(format) }
         let image = PixelBuffer(width: width, height: height, channels: count,
                                 pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * count)))
         return image
@@ -96,11 +96,11 @@ public enum ImageCodec {
     /// 40 MB image. The header is read first for the size (and the limits).
     private static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits, eighths: Int) throws(ImageError) -> PixelBuffer {
         var header = ac_result()
-        try check(bytes.withUnsafeBufferPointer { ac_jpeg_probe($0.baseAddress, $0.count, &header) }, header)
+        try check(bytes.withUnsafeBufferPointer { ac_jpeg_probe($0.baseAddress, $0.count, &header) }, header, .jpeg)
         try limits.check(width: Int(header.source_width), height: Int(header.source_height))
         let k = max(1, min(8, eighths))
         let width = (Int(header.source_width) * k + 7) / 8, height = (Int(header.source_height) * k + 7) / 8
-        guard width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
+        guard width > 0, height > 0 else { throw .damaged(.jpeg) }
         var result = ac_result()
         var code: Int32 = 0
         let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { target, initialized in
@@ -111,10 +111,8 @@ public enum ImageCodec {
             // On failure the contents are never read: the error is thrown below.
             initialized = target.count
         }
-        try check(code, result)
-        guard Int(result.width) == width, Int(result.height) == height else {
-            throw .corrupt("the decoder produced \(result.width)x\(result.height), expected \(width)x\(height)")
-        }
+        try check(code, result, .jpeg)
+        guard Int(result.width) == width, Int(result.height) == height else { throw .damaged(.jpeg) }
         return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
     }
 
@@ -181,12 +179,16 @@ public enum ImageCodec {
         var result = ac_result()
         let code = call(&out, &size, &result)
         defer { ac_free(out) }
-        try check(code, result)
+        try check(code, result, nil)
         guard let out else { throw .corrupt("the encoder produced nothing") }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }
 
-    private static func check(_ code: Int32, _ result: ac_result) throws(ImageError) {
+    /// Turns a C result into an ``ImageError``. A damaged or truncated file is always
+    /// ``ImageError/damaged(_:)``: the C message may quote the library (libjpeg's "Premature end
+    /// of JPEG file", libheif's box names), which is not for clients. The other refusals carry
+    /// the C layer's own words (sizes, "CMYK JPEGs are not supported").
+    private static func check(_ code: Int32, _ result: ac_result, _ format: ImageFormat?) throws(ImageError) {
         guard code != Int32(AC_OK) else { return }
         let message = withUnsafeBytes(of: result.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
@@ -195,7 +197,7 @@ public enum ImageCodec {
         case Int32(AC_TOO_LARGE): throw .tooLarge(message)
         case Int32(AC_NO_MEMORY): throw .outOfMemory(message)
         case Int32(AC_UNSUPPORTED): throw .unsupportedFormat(message)
-        default: throw .corrupt(message.isEmpty ? "the image could not be decoded" : "the image is damaged: \(message)")
+        default: throw format.map(ImageError.damaged) ?? .corrupt("the image could not be encoded")
         }
     }
 }

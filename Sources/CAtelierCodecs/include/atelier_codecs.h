@@ -4,6 +4,13 @@
 // errors come back as a code and a message in `ac_result`. Outputs are malloc'd; free them
 // with `ac_free`. Decoders read the header first and refuse images over `max_pixels` before
 // allocating any pixel memory.
+//
+// A truncated or damaged file is AC_CORRUPT, never a partial picture: libjpeg's corrupt-data
+// warnings (premature end of the file or of a data segment, bad Huffman/arithmetic codes, a lost
+// restart marker) end the decode; the probes already refuse a JPEG with no EOI after its first
+// scan, a PNG whose chunks run past the end of the data or never reach IEND, a WebP shorter than
+// its RIFF header says and a HEIF whose items point past the end; libheif decodes strictly. The
+// message in `ac_result` may quote the library: it is for logs and tools, not for clients.
 #ifndef ATELIER_CODECS_H
 #define ATELIER_CODECS_H
 
