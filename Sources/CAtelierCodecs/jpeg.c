@@ -164,6 +164,7 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
     }
     result->width = (int)decoder.output_width;
     result->height = (int)decoder.output_height;
+    result->channels = 3;
     jpeg_finish_decompress(&decoder);
     jpeg_destroy_decompress(&decoder);
     return AC_OK;
@@ -191,6 +192,7 @@ int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result) {
     jpeg_read_header(&decoder, TRUE);
     result->width = result->source_width = (int)decoder.image_width;
     result->height = result->source_height = (int)decoder.image_height;
+    result->channels = 3;
     if (ac_jpeg_check_eoi(&decoder, data, size, result) != AC_OK) {
         jpeg_destroy_decompress(&decoder);
         return AC_CORRUPT;

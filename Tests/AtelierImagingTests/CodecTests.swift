@@ -1,4 +1,5 @@
 import AtelierImaging
+import Foundation
 import XCTest
 
 /// The C codec layer through its Swift face: round trips, DCT scaling, limits checked from
@@ -35,10 +36,24 @@ final class CodecTests: XCTestCase {
             let png = try ImageCodec.encodePNG(image)
             XCTAssertEqual(ImageFormat.sniff(png), .png)
             let decoded = try ImageCodec.decode(png)
-            XCTAssertEqual(decoded.channels, 4, "PNG decodes to RGBA")
-            let comparable = channels == 3 ? decoded.droppingAlpha() : decoded
-            XCTAssertEqual(comparable, image)
+            XCTAssertEqual(decoded.channels, channels, "PNG decodes to RGBA only when it has alpha")
+            XCTAssertEqual(decoded, image)
         }
+    }
+
+    func testPNGChannelsFollowTheFile() throws {
+        // Small files from the fuzz seeds: a 4-bit palette with tRNS (alpha) and a 16-bit
+        // interlaced gray one (no alpha). Decoded straight into the pixel buffer with the
+        // channels the probe promised.
+        let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fuzz/seeds/png")
+        let palette = [UInt8](try Data(contentsOf: seeds.appendingPathComponent("png-palette-trns.png")))
+        let gray = [UInt8](try Data(contentsOf: seeds.appendingPathComponent("png-gray16-interlaced.png")))
+        let withAlpha = try ImageCodec.decode(palette)
+        XCTAssertEqual([withAlpha.width, withAlpha.height, withAlpha.channels], [16, 12, 4])
+        XCTAssertEqual(withAlpha.pixels[3], 0, "tRNS entry 0 is transparent")
+        let opaque = try ImageCodec.decode(gray)
+        XCTAssertEqual([opaque.width, opaque.height, opaque.channels], [16, 12, 3])
+        XCTAssertEqual(opaque.pixels[0], opaque.pixels[1], "gray expands to equal R, G, B")
     }
 
     func testJPEGRoundTripIsClose() throws {
