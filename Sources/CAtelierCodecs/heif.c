@@ -17,10 +17,25 @@ static int ac_heif_code(struct heif_error error) {
     return AC_CORRUPT;
 }
 
+// Clients see the messages of refusals that are not damage (Swift passes them on), so those are
+// ours; a damaged file's message keeps libheif's words for logs and tools (Swift replaces it).
 static int ac_heif_fail(ac_result *result, struct heif_error error, const char *what) {
     result->code = ac_heif_code(error);
-    snprintf(result->message, sizeof result->message, "%s: %s", what,
-             error.message != NULL && error.message[0] != '\0' ? error.message : "unknown error");
+    switch (result->code) {
+    case AC_NO_MEMORY:
+        snprintf(result->message, sizeof result->message, "out of memory for the HEIC");
+        break;
+    case AC_TOO_LARGE:
+        snprintf(result->message, sizeof result->message, "the HEIC is over the decoder's size limits");
+        break;
+    case AC_UNSUPPORTED:
+        snprintf(result->message, sizeof result->message,
+                 "the HEIF file uses a codec or feature that is not supported (HEVC-coded HEIC is)");
+        break;
+    default:
+        snprintf(result->message, sizeof result->message, "%s: %s", what,
+                 error.message != NULL && error.message[0] != '\0' ? error.message : "unknown error");
+    }
     return result->code;
 }
 
@@ -47,6 +62,7 @@ static int ac_heif_open(const uint8_t *data, size_t size, uint64_t max_pixels, s
     int width = heif_image_handle_get_width(*handle), height = heif_image_handle_get_height(*handle);
     result->source_width = width;
     result->source_height = height;
+    result->channels = heif_image_handle_has_alpha_channel(*handle) ? 4 : 3;
     if (width <= 0 || height <= 0) {
         result->code = AC_CORRUPT;
         snprintf(result->message, sizeof result->message, "the HEIC has no pixels");
@@ -77,47 +93,63 @@ int ac_heif_probe(const uint8_t *data, size_t size, ac_result *result) {
     return code;
 }
 
-int ac_heif_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
-                   uint8_t **pixels, ac_result *result) {
+int ac_heif_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
+                        uint8_t *target, size_t capacity, ac_result *result) {
     struct heif_context *context;
     struct heif_image_handle *handle;
     struct heif_image *image = NULL;
     memset(result, 0, sizeof *result);
-    *pixels = NULL;
     int code = ac_heif_open(data, size, max_pixels, &context, &handle, result);
     if (code != AC_OK) {
         ac_heif_close(context, handle);
         return code;
     }
-    int alpha = heif_image_handle_has_alpha_channel(handle);
-    *channels = alpha ? 4 : 3;
+    int channels = result->channels;
+    size_t row = (size_t)result->source_width * (size_t)channels;
+    if (target == NULL || (uint64_t)row * (uint64_t)result->source_height > (uint64_t)capacity) {
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "the buffer does not fit a %dx%d image",
+                 result->source_width, result->source_height);
+        ac_heif_close(context, handle);
+        return AC_NO_MEMORY;
+    }
+    // Strict: invalid input is an error, not a decoding warning on a picture made anyway.
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options == NULL) {
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "out of memory");
+        ac_heif_close(context, handle);
+        return AC_NO_MEMORY;
+    }
+    options->strict_decoding = 1;
     struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
-                                                alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, NULL);
+                                                channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    heif_decoding_options_free(options);
     if (error.code != heif_error_Ok) {
         // The error's message belongs to the context: copy it out before closing.
         ac_heif_fail(result, error, "the HEIC could not be decoded");
         ac_heif_close(context, handle);
         return result->code;
     }
+    // libheif decodes into its own image (HEVC → YCbCr → interleaved RGB); its rows are copied
+    // once, straight into the caller's buffer.
     int stride = 0;
     const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
     int width = heif_image_get_width(image, heif_channel_interleaved);
     int height = heif_image_get_height(image, heif_channel_interleaved);
-    size_t row = (size_t)width * (size_t)*channels;
-    uint8_t *output = (plane != NULL && width > 0 && height > 0) ? malloc(row * (size_t)height) : NULL;
-    if (output == NULL) {
-        result->code = plane == NULL ? AC_CORRUPT : AC_NO_MEMORY;
-        snprintf(result->message, sizeof result->message, plane == NULL ? "the HEIC decoded to no pixels" : "out of memory for the image");
+    if (plane == NULL || width != result->source_width || height != result->source_height || (size_t)stride < row) {
+        result->code = AC_CORRUPT;
+        snprintf(result->message, sizeof result->message, "the HEIC decoded to %dx%d, its header says %dx%d",
+                 width, height, result->source_width, result->source_height);
         heif_image_release(image);
         ac_heif_close(context, handle);
-        return result->code;
+        return AC_CORRUPT;
     }
-    for (int y = 0; y < height; y++) memcpy(output + row * (size_t)y, plane + (size_t)stride * (size_t)y, row);
+    for (int y = 0; y < height; y++) memcpy(target + row * (size_t)y, plane + (size_t)stride * (size_t)y, row);
     result->width = width;
     result->height = height;
     heif_image_release(image);
     ac_heif_close(context, handle);
-    *pixels = output;
     return AC_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 #include "atelier_codecs.h"
 
@@ -21,6 +22,11 @@ typedef struct {
     int max_scans;
 } ac_jpeg_progress;
 
+static void ac_set(ac_result *result, int code, const char *message) {
+    result->code = code;
+    snprintf(result->message, sizeof result->message, "%s", message);
+}
+
 static void ac_jpeg_error_exit(j_common_ptr info) {
     ac_jpeg_error *error = (ac_jpeg_error *)info->err;
     (*info->err->format_message)(info, error->message);
@@ -29,7 +35,54 @@ static void ac_jpeg_error_exit(j_common_ptr info) {
 
 static void ac_jpeg_quiet(j_common_ptr info, int level) {
     (void)info;
-    (void)level;  // warnings (e.g. a truncated tail) are not fatal: the image decodes as far as it goes
+    (void)level;  // the encoder has no warnings worth stopping for
+}
+
+// libjpeg reports a truncated or damaged file as a warning (emit_message at level -1) and goes
+// on, filling what is missing with grey. Those warnings end the decode here: a file cut short
+// is damaged, not a picture. Kept as warnings: stray bytes between segments (complete photos
+// from some cameras have them; the pixel data is intact), an inconsistent progression (scans
+// repeated or out of order: nothing is missing, and a file made of repeats meets the scan
+// limit instead) and metadata oddities (JFIF revision, Adobe transform code, ICC markers).
+static void ac_jpeg_strict(j_common_ptr info, int level) {
+    if (level >= 0) return;  // trace messages
+    switch (info->err->msg_code) {
+    case JWRN_JPEG_EOF:          // premature end of JPEG file
+    case JWRN_HIT_MARKER:        // premature end of data segment
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_MUST_RESYNC:       // a restart marker lost
+    case JWRN_NOT_SEQUENTIAL: {
+        ac_jpeg_error *error = (ac_jpeg_error *)info->err;
+        (*info->err->format_message)(info, error->message);
+        error->code = AC_CORRUPT;
+        longjmp(error->jump, 1);
+    }
+    default:
+        return;
+    }
+}
+
+// A JPEG ends with EOI (FF D9). In entropy-coded data every FF is followed by 00 or a restart
+// marker, so an FF D9 after the first scan starts can only be a marker: without one, the file
+// was cut short (bytes after EOI — phone trailers, motion photos — are allowed). `from` is where
+// the first scan's data begins. One memchr pass over the rest of the file.
+static int ac_jpeg_has_eoi(const uint8_t *from, const uint8_t *end) {
+    while (from < end) {
+        const uint8_t *ff = memchr(from, 0xFF, (size_t)(end - from));
+        if (ff == NULL || ff + 1 >= end) return 0;
+        if (ff[1] == 0xD9) return 1;
+        from = ff + 1;
+    }
+    return 0;
+}
+
+static int ac_jpeg_check_eoi(j_decompress_ptr decoder, const uint8_t *data, size_t size, ac_result *result) {
+    const uint8_t *from = decoder->src != NULL ? decoder->src->next_input_byte : data;
+    if (from < data || from > data + size) from = data;
+    if (ac_jpeg_has_eoi(from, data + size)) return AC_OK;
+    ac_set(result, AC_CORRUPT, "the JPEG has no end of image marker after its scan: it was cut short");
+    return AC_CORRUPT;
 }
 
 static void ac_jpeg_progress_monitor(j_common_ptr info) {
@@ -41,11 +94,6 @@ static void ac_jpeg_progress_monitor(j_common_ptr info) {
         snprintf(error->message, sizeof error->message, "the JPEG has more than %d progressive scans", progress->max_scans);
         longjmp(error->jump, 1);
     }
-}
-
-static void ac_set(ac_result *result, int code, const char *message) {
-    result->code = code;
-    snprintf(result->message, sizeof result->message, "%s", message);
 }
 
 int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
@@ -61,7 +109,7 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
 
     decoder.err = jpeg_std_error(&error.base);
     error.base.error_exit = ac_jpeg_error_exit;
-    error.base.emit_message = ac_jpeg_quiet;
+    error.base.emit_message = ac_jpeg_strict;
     error.code = AC_CORRUPT;
     if (setjmp(error.jump)) {
         ac_set(result, error.code, error.message);
@@ -77,6 +125,10 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
 
     result->source_width = (int)decoder.image_width;
     result->source_height = (int)decoder.image_height;
+    if (ac_jpeg_check_eoi(&decoder, data, size, result) != AC_OK) {
+        jpeg_destroy_decompress(&decoder);
+        return AC_CORRUPT;
+    }
     if ((uint64_t)decoder.image_width * decoder.image_height > max_pixels) {
         snprintf(result->message, sizeof result->message, "the image is %ux%u, over the limit of %llu pixels",
                  decoder.image_width, decoder.image_height, (unsigned long long)max_pixels);
@@ -112,6 +164,7 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
     }
     result->width = (int)decoder.output_width;
     result->height = (int)decoder.output_height;
+    result->channels = 3;
     jpeg_finish_decompress(&decoder);
     jpeg_destroy_decompress(&decoder);
     return AC_OK;
@@ -127,7 +180,7 @@ int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result) {
     }
     decoder.err = jpeg_std_error(&error.base);
     error.base.error_exit = ac_jpeg_error_exit;
-    error.base.emit_message = ac_jpeg_quiet;
+    error.base.emit_message = ac_jpeg_strict;
     error.code = AC_CORRUPT;
     if (setjmp(error.jump)) {
         ac_set(result, error.code, error.message);
@@ -139,6 +192,11 @@ int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result) {
     jpeg_read_header(&decoder, TRUE);
     result->width = result->source_width = (int)decoder.image_width;
     result->height = result->source_height = (int)decoder.image_height;
+    result->channels = 3;
+    if (ac_jpeg_check_eoi(&decoder, data, size, result) != AC_OK) {
+        jpeg_destroy_decompress(&decoder);
+        return AC_CORRUPT;
+    }
     if (decoder.jpeg_color_space == JCS_CMYK || decoder.jpeg_color_space == JCS_YCCK) {
         ac_set(result, AC_UNSUPPORTED, "CMYK JPEGs are not supported; send an RGB or grayscale JPEG");
     }

@@ -18,8 +18,22 @@ static int ac_webp_features(const uint8_t *data, size_t size, WebPBitstreamFeatu
                  status == VP8_STATUS_NOT_ENOUGH_DATA ? "the WebP is truncated" : "not a valid WebP");
         return result->code;
     }
+    // WebPGetFeatures reads only the first chunks. The RIFF header gives the file's length: a
+    // file shorter than that was cut short (longer is fine: bytes after the RIFF chunk are
+    // ignored). Sniffing guarantees the "RIFF" … "WEBP" header; a bare VP8/VP8L stream has no
+    // length to check, and libwebp's own checks stand.
+    if (memcmp(data, "RIFF", 4) == 0) {
+        uint32_t riff = (uint32_t)data[4] | (uint32_t)data[5] << 8 | (uint32_t)data[6] << 16 | (uint32_t)data[7] << 24;
+        if ((uint64_t)riff + 8 > (uint64_t)size) {
+            result->code = AC_CORRUPT;
+            snprintf(result->message, sizeof result->message, "the WebP is %zu bytes, its header says %llu: it was cut short",
+                     size, (unsigned long long)riff + 8);
+            return AC_CORRUPT;
+        }
+    }
     result->source_width = features->width;
     result->source_height = features->height;
+    result->channels = features->has_alpha ? 4 : 3;
     if (features->has_animation) {
         result->code = AC_UNSUPPORTED;
         snprintf(result->message, sizeof result->message, "animated WebP is not supported; send a still image");
@@ -37,11 +51,10 @@ int ac_webp_probe(const uint8_t *data, size_t size, ac_result *result) {
     return code;
 }
 
-int ac_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
-                   uint8_t **pixels, ac_result *result) {
+int ac_webp_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
+                        uint8_t *target, size_t capacity, ac_result *result) {
     WebPBitstreamFeatures features;
     memset(result, 0, sizeof *result);
-    *pixels = NULL;
     int code = ac_webp_features(data, size, &features, result);
     if (code != AC_OK) return code;
     if ((uint64_t)features.width * (uint64_t)features.height > max_pixels) {
@@ -50,26 +63,22 @@ int ac_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *c
                  features.width, features.height, (unsigned long long)max_pixels);
         return AC_TOO_LARGE;
     }
-    *channels = features.has_alpha ? 4 : 3;
-    size_t stride = (size_t)features.width * (size_t)*channels;
+    size_t stride = (size_t)features.width * (size_t)result->channels;
     size_t length = stride * (size_t)features.height;
-    uint8_t *output = malloc(length);
-    if (output == NULL) {
+    if (target == NULL || length > capacity) {
         result->code = AC_NO_MEMORY;
-        snprintf(result->message, sizeof result->message, "out of memory for the image");
+        snprintf(result->message, sizeof result->message, "the buffer does not fit a %dx%d image", features.width, features.height);
         return AC_NO_MEMORY;
     }
-    uint8_t *decoded = features.has_alpha ? WebPDecodeRGBAInto(data, size, output, length, (int)stride)
-                                          : WebPDecodeRGBInto(data, size, output, length, (int)stride);
+    uint8_t *decoded = features.has_alpha ? WebPDecodeRGBAInto(data, size, target, length, (int)stride)
+                                          : WebPDecodeRGBInto(data, size, target, length, (int)stride);
     if (decoded == NULL) {
-        free(output);
         result->code = AC_CORRUPT;
         snprintf(result->message, sizeof result->message, "the WebP is damaged or truncated");
         return AC_CORRUPT;
     }
     result->width = features.width;
     result->height = features.height;
-    *pixels = output;
     return AC_OK;
 }
 

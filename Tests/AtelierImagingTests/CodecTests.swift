@@ -1,4 +1,5 @@
 import AtelierImaging
+import Foundation
 import XCTest
 
 /// The C codec layer through its Swift face: round trips, DCT scaling, limits checked from
@@ -35,10 +36,24 @@ final class CodecTests: XCTestCase {
             let png = try ImageCodec.encodePNG(image)
             XCTAssertEqual(ImageFormat.sniff(png), .png)
             let decoded = try ImageCodec.decode(png)
-            XCTAssertEqual(decoded.channels, 4, "PNG decodes to RGBA")
-            let comparable = channels == 3 ? decoded.droppingAlpha() : decoded
-            XCTAssertEqual(comparable, image)
+            XCTAssertEqual(decoded.channels, channels, "PNG decodes to RGBA only when it has alpha")
+            XCTAssertEqual(decoded, image)
         }
+    }
+
+    func testPNGChannelsFollowTheFile() throws {
+        // Small files from the fuzz seeds: a 4-bit palette with tRNS (alpha) and a 16-bit
+        // interlaced gray one (no alpha). Decoded straight into the pixel buffer with the
+        // channels the probe promised.
+        let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fuzz/seeds/png")
+        let palette = [UInt8](try Data(contentsOf: seeds.appendingPathComponent("png-palette-trns.png")))
+        let gray = [UInt8](try Data(contentsOf: seeds.appendingPathComponent("png-gray16-interlaced.png")))
+        let withAlpha = try ImageCodec.decode(palette)
+        XCTAssertEqual([withAlpha.width, withAlpha.height, withAlpha.channels], [16, 12, 4])
+        XCTAssertEqual(withAlpha.pixels[3], 0, "tRNS entry 0 is transparent")
+        let opaque = try ImageCodec.decode(gray)
+        XCTAssertEqual([opaque.width, opaque.height, opaque.channels], [16, 12, 3])
+        XCTAssertEqual(opaque.pixels[0], opaque.pixels[1], "gray expands to equal R, G, B")
     }
 
     func testJPEGRoundTripIsClose() throws {
@@ -100,14 +115,24 @@ final class CodecTests: XCTestCase {
         let jpeg = try ImageCodec.encodeJPEG(Self.picture(), progressive: true)
         let scans = JPEGSegments.scans(in: jpeg)
         XCTAssertGreaterThan(scans.count, 1, "a progressive JPEG has several scans")
-        // Repeat the last scan until the file has 300 scans: each one costs libjpeg a pass.
-        let last = scans.last!
-        var bomb = Array(jpeg[..<last.upperBound])
-        for _ in 0..<300 { bomb += jpeg[last] }
+        // Repeat the first scan (DC: it decodes the same every time) until the file has 300
+        // scans: each one costs libjpeg a pass, and only the scan limit stops it.
+        let first = scans[0]
+        var bomb = Array(jpeg[..<first.upperBound])
+        for _ in 0..<299 { bomb += jpeg[first] }
         bomb += [0xFF, 0xD9]
         XCTAssertThrowsError(try ImageCodec.decode(bomb)) { error in
             guard case ImageError.tooLarge(let message) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(message.contains("progressive scans"), message)
+        }
+        // Repeats of the last (refinement) scan no longer fit the coefficients: damaged data,
+        // refused at the second copy.
+        let last = scans.last!
+        bomb = Array(jpeg[..<last.upperBound])
+        for _ in 0..<299 { bomb += jpeg[last] }
+        bomb += [0xFF, 0xD9]
+        XCTAssertThrowsError(try ImageCodec.decode(bomb)) { error in
+            XCTAssertEqual(error as? ImageError, .damaged(.jpeg))
         }
     }
 
@@ -133,10 +158,11 @@ final class CodecTests: XCTestCase {
                 XCTAssertFalse((error as? ImageError)?.message.isEmpty ?? true, name)
             }
         }
-        // A JPEG cut in the entropy data still decodes (libjpeg fills the rest): that is a
-        // partial image, not an error, as with every browser.
-        let cut = try ImageCodec.decode(Array(jpeg.prefix(jpeg.count * 3 / 4)))
-        XCTAssertEqual(cut.width, 96)
+        // A JPEG cut in the entropy data is damaged, not a partial picture (libjpeg would fill
+        // the rest with grey): TruncationTests has the details.
+        XCTAssertThrowsError(try ImageCodec.decode(Array(jpeg.prefix(jpeg.count * 3 / 4)))) { error in
+            XCTAssertEqual(error as? ImageError, .damaged(.jpeg))
+        }
     }
 
     private func fixIHDRChecksum(_ png: inout [UInt8]) {

@@ -19,8 +19,44 @@ public struct ImageInfo: Sendable, Equatable {
 public enum ImageCodec {
     /// The format and size of `bytes` from the header alone — cheap enough to run on every
     /// upload before it is stored. Throws when the bytes are not a decodable image of a
-    /// supported format or break `limits`.
+    /// supported format, break `limits`, or are visibly cut short (see ``ImageError/damaged(_:)``).
     public static func probe(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageInfo {
+        let (format, header) = try readHeader(bytes, limits: limits)
+        var info = ImageInfo(format: format, width: Int(header.source_width), height: Int(header.source_height))
+        if format == .jpeg, ExifOrientation.read(jpeg: bytes).swapsAxes { swap(&info.width, &info.height) }
+        try limits.check(width: info.width, height: info.height)
+        return info
+    }
+
+    /// Decodes JPEG (to RGB), PNG, HEIC and WebP (RGB, or RGBA when the file has alpha), upright:
+    /// a JPEG's EXIF orientation is applied unless `applyOrientation` is false; HEIC comes
+    /// upright from libheif (its own rotation applied, EXIF never applied twice).
+    ///
+    /// `minimumLongSide`: a JPEG may be decoded smaller, in the DCT domain (k/8 of its size,
+    /// much faster than decoding in full and resizing), as long as its long side stays at least
+    /// this. Other formats always decode in full.
+    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
+                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
+        let (format, header) = try readHeader(bytes, limits: limits)
+        var eighths = 8
+        if format == .jpeg, let minimumLongSide, minimumLongSide > 0 {
+            let long = max(Int(header.source_width), Int(header.source_height))
+            while eighths > 1, long * (eighths - 1) / 8 >= minimumLongSide { eighths -= 1 }
+        }
+        return try decode(bytes, format: format, header: header, limits: limits, jpegEighths: eighths,
+                          applyOrientation: applyOrientation)
+    }
+
+    /// A JPEG decoded at 1/`denominator` of its size (2, 4 or 8) in the DCT domain.
+    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale denominator: Int,
+                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
+        let (format, header) = try readHeader(bytes, limits: limits)
+        return try decode(bytes, format: format, header: header, limits: limits, jpegEighths: 8 / max(1, min(8, denominator)),
+                          applyOrientation: applyOrientation)
+    }
+
+    /// The C probe: size and channels from the header, and the checks that see a file cut short.
+    private static func readHeader(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> (ImageFormat, ac_result) {
         let format = try sniff(bytes, limits: limits)
         var result = ac_result()
         let code: Int32 = bytes.withUnsafeBufferPointer { buffer in
@@ -31,91 +67,47 @@ public enum ImageCodec {
             case .webp: return ac_webp_probe(buffer.baseAddress, buffer.count, &result)
             }
         }
-        try check(code, result)
-        var info = ImageInfo(format: format, width: Int(result.source_width), height: Int(result.source_height))
-        if format == .jpeg, ExifOrientation.read(jpeg: bytes).swapsAxes { swap(&info.width, &info.height) }
-        try limits.check(width: info.width, height: info.height)
-        return info
+        try check(code, result, format)
+        return (format, result)
     }
 
-    /// Decodes JPEG (to RGB), PNG (to RGBA), HEIC and WebP (RGB, or RGBA with alpha), upright:
-    /// a JPEG's EXIF orientation is applied unless `applyOrientation` is false; HEIC comes
-    /// upright from libheif (its own rotation applied, EXIF never applied twice).
-    ///
-    /// `minimumLongSide`: a JPEG may be decoded smaller, in the DCT domain (k/8 of its size,
-    /// much faster than decoding in full and resizing), as long as its long side stays at least
-    /// this. Other formats always decode in full.
-    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
-                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
-        let info = try probe(bytes, limits: limits)
-        var eighths = 8
-        if info.format == .jpeg, let minimumLongSide, minimumLongSide > 0 {
-            let long = max(info.width, info.height)
-            while eighths > 1, long * (eighths - 1) / 8 >= minimumLongSide { eighths -= 1 }
-        }
-        return try decode(bytes, format: info.format, limits: limits, jpegEighths: eighths, applyOrientation: applyOrientation)
-    }
-
-    /// A JPEG decoded at 1/`denominator` of its size (2, 4 or 8) in the DCT domain.
-    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale denominator: Int,
-                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
-        let format = try sniff(bytes, limits: limits)
-        return try decode(bytes, format: format, limits: limits, jpegEighths: 8 / max(1, min(8, denominator)),
-                          applyOrientation: applyOrientation)
-    }
-
-    private static func decode(_ bytes: [UInt8], format: ImageFormat, limits: ImageLimits, jpegEighths: Int,
-                               applyOrientation: Bool) throws(ImageError) -> PixelBuffer {
-        if format == .jpeg {
-            let image = try decodeJPEG(bytes, limits: limits, eighths: jpegEighths)
-            return applyOrientation ? image.oriented(ExifOrientation.read(jpeg: bytes)) : image
-        }
-        var result = ac_result()
-        var pixels: UnsafeMutablePointer<UInt8>?
-        var channels: Int32 = format == .png ? 4 : 3
-        let maxPixels = UInt64(limits.maxPixels)
-        let code: Int32 = bytes.withUnsafeBufferPointer { buffer in
-            switch format {
-            case .jpeg: return Int32(AC_UNSUPPORTED)  // decodeJPEG
-            case .png: return ac_png_decode(buffer.baseAddress, buffer.count, maxPixels, &pixels, &result)
-            case .heic: return ac_heif_decode(buffer.baseAddress, buffer.count, maxPixels, &channels, &pixels, &result)
-            case .webp: return ac_webp_decode(buffer.baseAddress, buffer.count, maxPixels, &channels, &pixels, &result)
-            }
-        }
-        defer { ac_free(pixels) }
-        try check(code, result)
-        try limits.check(width: Int(result.source_width), height: Int(result.source_height))
-        let width = Int(result.width), height = Int(result.height), count = Int(channels)
-        guard let pixels, width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
-        let image = PixelBuffer(width: width, height: height, channels: count,
-                                pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * count)))
-        return image
-    }
-
-    /// libjpeg decodes straight into the pixel buffer's own storage: no second copy of a
-    /// 40 MB image. The header is read first for the size (and the limits).
-    private static func decodeJPEG(_ bytes: [UInt8], limits: ImageLimits, eighths: Int) throws(ImageError) -> PixelBuffer {
-        var header = ac_result()
-        try check(bytes.withUnsafeBufferPointer { ac_jpeg_probe($0.baseAddress, $0.count, &header) }, header)
+    /// Every decoder writes straight into the pixel buffer's own storage, allocated once at the
+    /// size and channels the header promised: no C-side copy of a 200 MB picture (a 50 MP PNG
+    /// peaks at its pixels, not twice them). HEIC is the exception inside C: libheif decodes into
+    /// its own image, whose rows are copied once into this buffer.
+    private static func decode(_ bytes: [UInt8], format: ImageFormat, header: ac_result, limits: ImageLimits,
+                               jpegEighths: Int, applyOrientation: Bool) throws(ImageError) -> PixelBuffer {
         try limits.check(width: Int(header.source_width), height: Int(header.source_height))
-        let k = max(1, min(8, eighths))
+        let k = format == .jpeg ? max(1, min(8, jpegEighths)) : 8
         let width = (Int(header.source_width) * k + 7) / 8, height = (Int(header.source_height) * k + 7) / 8
-        guard width > 0, height > 0 else { throw .corrupt("the image has no pixels") }
+        let channels = Int(header.channels)
+        guard width > 0, height > 0, channels == 3 || channels == 4 else { throw .damaged(format) }
+        let maxPixels = UInt64(limits.maxPixels), maxScans = Int32(limits.maxScans)
         var result = ac_result()
         var code: Int32 = 0
-        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { target, initialized in
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { target, initialized in
             code = bytes.withUnsafeBufferPointer { source in
-                ac_jpeg_decode_into(source.baseAddress, source.count, Int32(k), UInt64(limits.maxPixels), Int32(limits.maxScans),
-                                    target.baseAddress, target.count, &result)
+                switch format {
+                case .jpeg:
+                    return ac_jpeg_decode_into(source.baseAddress, source.count, Int32(k), maxPixels, maxScans,
+                                               target.baseAddress, target.count, &result)
+                case .png:
+                    return ac_png_decode_into(source.baseAddress, source.count, maxPixels, target.baseAddress, target.count, &result)
+                case .heic:
+                    return ac_heif_decode_into(source.baseAddress, source.count, maxPixels, target.baseAddress, target.count, &result)
+                case .webp:
+                    return ac_webp_decode_into(source.baseAddress, source.count, maxPixels, target.baseAddress, target.count, &result)
+                }
             }
             // On failure the contents are never read: the error is thrown below.
             initialized = target.count
         }
-        try check(code, result)
-        guard Int(result.width) == width, Int(result.height) == height else {
-            throw .corrupt("the decoder produced \(result.width)x\(result.height), expected \(width)x\(height)")
+        try check(code, result, format)
+        guard Int(result.width) == width, Int(result.height) == height, Int(result.channels) == channels else {
+            throw .damaged(format)
         }
-        return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
+        let image = PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+        return format == .jpeg && applyOrientation ? image.oriented(ExifOrientation.read(jpeg: bytes)) : image
     }
 
     private static func sniff(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> ImageFormat {
@@ -181,12 +173,16 @@ public enum ImageCodec {
         var result = ac_result()
         let code = call(&out, &size, &result)
         defer { ac_free(out) }
-        try check(code, result)
+        try check(code, result, nil)
         guard let out else { throw .corrupt("the encoder produced nothing") }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }
 
-    private static func check(_ code: Int32, _ result: ac_result) throws(ImageError) {
+    /// Turns a C result into an ``ImageError``. A damaged or truncated file is always
+    /// ``ImageError/damaged(_:)``: the C message may quote the library (libjpeg's "Premature end
+    /// of JPEG file", libheif's box names), which is not for clients. The other refusals carry
+    /// the C layer's own words (sizes, "CMYK JPEGs are not supported").
+    private static func check(_ code: Int32, _ result: ac_result, _ format: ImageFormat?) throws(ImageError) {
         guard code != Int32(AC_OK) else { return }
         let message = withUnsafeBytes(of: result.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
@@ -195,7 +191,7 @@ public enum ImageCodec {
         case Int32(AC_TOO_LARGE): throw .tooLarge(message)
         case Int32(AC_NO_MEMORY): throw .outOfMemory(message)
         case Int32(AC_UNSUPPORTED): throw .unsupportedFormat(message)
-        default: throw .corrupt(message.isEmpty ? "the image could not be decoded" : "the image is damaged: \(message)")
+        default: throw format.map(ImageError.damaged) ?? .corrupt("the image could not be encoded")
         }
     }
 }

@@ -15,4 +15,11 @@ public enum ImageError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// The error for a file that is truncated or damaged (a JPEG cut mid-scan, a PNG cut in its
+    /// IDAT, corrupt entropy data): one message per format, fit for a client — never the
+    /// library's own text or a path.
+    public static func damaged(_ format: ImageFormat) -> ImageError {
+        .corrupt("the \(format.displayName) is damaged or incomplete (cut short?); send the whole file")
+    }
 }

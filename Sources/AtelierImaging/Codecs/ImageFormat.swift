@@ -11,6 +11,16 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// The format's usual name, for messages.
+    public var displayName: String {
+        switch self {
+        case .jpeg: return "JPEG"
+        case .png: return "PNG"
+        case .heic: return "HEIC"
+        case .webp: return "WebP"
+        }
+    }
+
     public var mimeType: String {
         switch self {
         case .jpeg: return "image/jpeg"

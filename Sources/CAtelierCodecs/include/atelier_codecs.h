@@ -1,9 +1,17 @@
 // atelier_codecs — a small C layer over libjpeg-turbo, libpng, libheif and libwebp.
 //
 // Every libjpeg call stays in C: its error handler longjmps, which Swift cannot survive, so
-// errors come back as a code and a message in `ac_result`. Outputs are malloc'd; free them
-// with `ac_free`. Decoders read the header first and refuse images over `max_pixels` before
-// allocating any pixel memory.
+// errors come back as a code and a message in `ac_result`. Encoder outputs are malloc'd; free
+// them with `ac_free`. Decoders write into the caller's buffer, sized from the probe (the Swift
+// pixel buffer itself: no C-side copy of the picture); they read the header first and refuse
+// images over `max_pixels`, or a buffer too small, before writing a pixel.
+//
+// A truncated or damaged file is AC_CORRUPT, never a partial picture: libjpeg's corrupt-data
+// warnings (premature end of the file or of a data segment, bad Huffman/arithmetic codes, a lost
+// restart marker) end the decode; the probes already refuse a JPEG with no EOI after its first
+// scan, a PNG whose chunks run past the end of the data or never reach IEND, a WebP shorter than
+// its RIFF header says and a HEIF whose items point past the end; libheif decodes strictly. The
+// message in `ac_result` may quote the library: it is for logs and tools, not for clients.
 #ifndef ATELIER_CODECS_H
 #define ATELIER_CODECS_H
 
@@ -24,12 +32,13 @@ typedef struct {
     int height;
     int source_width;   // as the header says
     int source_height;
+    int channels;       // of the decoded pixels: 3 (RGB) or 4 (RGBA); a probe says what a decode gives
     char message[200];
 } ac_result;
 
-// Probes read only the header: format validity and the size (width/height = source size).
-// Nothing is decoded and no pixel memory allocated. AC_UNSUPPORTED for a valid file we would
-// refuse to decode (CMYK JPEG, animated WebP).
+// Probes read only the header: format validity, the size (width/height = source size) and the
+// channels a decode gives. Nothing is decoded and no pixel memory allocated. AC_UNSUPPORTED for
+// a valid file we would refuse to decode (CMYK JPEG, animated WebP).
 int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result);
 int ac_png_probe(const uint8_t *data, size_t size, ac_result *result);
 int ac_heif_probe(const uint8_t *data, size_t size, ac_result *result);
@@ -47,25 +56,30 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
 int ac_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive,
                    uint8_t **out, size_t *out_size, ac_result *result);
 
-// PNG (8/16-bit, palette, gray, alpha) → RGBA8.
-int ac_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, uint8_t **pixels, ac_result *result);
+// PNG (8/16-bit, palette, gray, alpha) → RGBA8 when it has alpha (an alpha channel or tRNS),
+// else RGB8, decoded straight into `target` (`capacity` bytes ≥ width × height × channels, as
+// ac_png_probe says).
+int ac_png_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
+                       uint8_t *target, size_t capacity, ac_result *result);
 
 // RGBA8 (channels 4) or RGB8 (channels 3) → PNG.
 int ac_png_encode(const uint8_t *pixels, int width, int height, int channels,
                   uint8_t **out, size_t *out_size, ac_result *result);
 
 // HEIC/HEIF (primary image, the file's own rotation/mirroring applied by libheif) → RGB8, or
-// RGBA8 when it has alpha; `*channels` says which.
-int ac_heif_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
-                   uint8_t **pixels, ac_result *result);
+// RGBA8 when it has alpha (as ac_heif_probe says), copied row by row from libheif's image into
+// `target` (`capacity` bytes ≥ width × height × channels).
+int ac_heif_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
+                        uint8_t *target, size_t capacity, ac_result *result);
 // RGB8/RGBA8 → HEIC (HEVC via x265) at `quality` 0…100; `orientation` 1…8 (EXIF numbering)
 // is written as irot/imir boxes, so a decoder shows the pixels turned that way.
 int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int orientation,
                    uint8_t **out, size_t *out_size, ac_result *result);
 
-// WebP (still; lossy or lossless) → RGB8, or RGBA8 when it has alpha; `*channels` says which.
-int ac_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int *channels,
-                   uint8_t **pixels, ac_result *result);
+// WebP (still; lossy or lossless) → RGB8, or RGBA8 when it has alpha (as ac_webp_probe says),
+// decoded straight into `target` (`capacity` bytes ≥ width × height × channels).
+int ac_webp_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
+                        uint8_t *target, size_t capacity, ac_result *result);
 // RGB8/RGBA8 → WebP, lossy at `quality` 0…100, lossless when `quality` > 100.
 int ac_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
                    uint8_t **out, size_t *out_size, ac_result *result);
