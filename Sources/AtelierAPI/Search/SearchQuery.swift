@@ -1,3 +1,4 @@
+import AtelierSearch
 import Foundation
 import Hummingbird
 
@@ -30,8 +31,8 @@ struct SearchQuery: Sendable {
         let minimum = try number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0
         var collection: String?
         if let value = object["collection"], !(value is NSNull) {
-            guard let name = value as? String, (1...64).contains(name.count) else {
-                throw APIError.validation("collection must be a name of 1–64 characters", field: "collection")
+            guard let name = value as? String, IndexRequest.isCollectionName(name) else {
+                throw APIError.validation("collection must be 1–64 letters, digits, '_', '.' or '-' (as items are indexed under)", field: "collection")
             }
             collection = name
         }
