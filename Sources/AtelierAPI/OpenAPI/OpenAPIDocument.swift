@@ -77,6 +77,7 @@ paths:
       responses:
         "200": { description: headers only }
         "403": { $ref: "#/components/responses/Forbidden" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs:
     post:
       summary: Create a job
@@ -90,27 +91,26 @@ paths:
         with `details.field = image`. A repeated `Idempotency-Key` from the same owner returns
         the first job (with `Idempotent-Replayed: true`).
       parameters:
-        - { name: Idempotency-Key, in: header, required: false, schema: { type: string, maxLength: 255 } }
-        - { name: X-Request-ID, in: header, required: false, schema: { type: string, maxLength: 128 } }
+        - { name: Idempotency-Key, in: header, required: false, schema: { type: string, minLength: 1, maxLength: 255 } }
+        - { name: X-Request-ID, in: header, required: false, description: "kept when printable and at most 128 bytes, else replaced by a new id", schema: { type: string } }
       requestBody:
         required: true
         content:
           multipart/form-data:
             schema:
+              description: |
+                An image with a `kind` ({{IMAGE_KINDS}}). Also taken: a `style_id` without `kind`
+                (stylize, the Caricature app's form), `options` (a JSON
+                object), `params` (stylize: JSON {intensity, eyes, nose, mouth, jaw}, each 0…1),
+                `warp` (stylize: a JSON list like the JSON body's), and any other text field, which
+                becomes an option.
               type: object
+              required: [image, kind]
               properties:
-                image: { type: string, format: binary }
-                kind: { type: string }
-                options: { type: string, description: JSON object }
-                params: { type: string, description: "stylize: JSON {intensity, eyes, nose, mouth, jaw}, each 0…1" }
+                image: { type: string, format: binary, description: "JPEG, PNG, HEIC or WebP" }
+                kind: { type: string, enum: [{{IMAGE_KINDS}}] }
                 style_id: { type: string, enum: [cartoon, sketch, pop_art, watercolor, comic] }
                 output: { type: string, enum: [jpeg, png], description: "stylize: the result's format (default jpeg)" }
-                warp:
-                  type: string
-                  description: |
-                    stylize: JSON list (at most 32) of {type: bump|pinch, x, y, radius, scale}, pixels of
-                    the upright upload, origin top-left; bump scale −1…1, pinch scale 0…2 (Core Image's
-                    CIBumpDistortion / CIPinchDistortion), applied in order before the style.
           application/json:
             schema:
               description: "`{kind, options, image}` for one of the kinds this server accepts: {{JOB_KINDS}}"
@@ -135,10 +135,10 @@ paths:
     get:
       summary: The caller's jobs, newest first
       parameters:
-        - { name: page, in: query, schema: { type: integer, minimum: 1, default: 1 } }
+        - { name: page, in: query, schema: { type: integer, minimum: 1, maximum: 1000000, default: 1 } }
         - { name: limit, in: query, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
-        - { name: status, in: query, description: "pending, succeeded, failed (comma list)", schema: { type: string } }
-        - { name: state, in: query, description: "queued, running, succeeded, failed, cancelled (comma list)", schema: { type: string } }
+        - { name: status, in: query, description: "pending, succeeded, failed (comma list)", schema: { type: string, pattern: "^((pending|succeeded|failed)(,(pending|succeeded|failed))*)?$" } }
+        - { name: state, in: query, description: "queued, running, succeeded, failed, cancelled (comma list)", schema: { type: string, pattern: "^((queued|running|succeeded|failed|cancelled)(,(queued|running|succeeded|failed|cancelled))*)?$" } }
         - { name: kind, in: query, description: comma list, schema: { type: string } }
       responses:
         "200":
@@ -148,6 +148,7 @@ paths:
               schema: { $ref: "#/components/schemas/JobPage" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs/{id}:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -164,6 +165,7 @@ paths:
         "304": { description: not modified }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     delete:
       summary: Cancel a job (queued at once; running when its worker stops it)
       responses:
@@ -175,6 +177,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs/{id}/cancel:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -188,11 +191,13 @@ paths:
               schema: { $ref: "#/components/schemas/Job" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs/{id}/events:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
-      - { name: Last-Event-ID, in: header, required: false, description: resume after this event id, schema: { type: string } }
-      - { name: last_event_id, in: query, required: false, description: same as the header, schema: { type: integer } }
+      - { name: Last-Event-ID, in: header, required: false, description: "resume after this event id (empty: from the start)", schema: { type: string, pattern: "^([0-9]{1,18})?$" } }
+      - { name: last_event_id, in: query, required: false, description: "same as the header (the header wins)", schema: { type: integer, minimum: 0, maximum: 9223372036854775807 } }
     get:
       summary: Server-Sent Events for one job
       description: |
@@ -208,6 +213,8 @@ paths:
               schema: { $ref: "#/components/schemas/JobStreamEvent" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+        "400": { $ref: "#/components/responses/BadRequest" }
   /api/generateCaption:
     post:
       summary: Caption an image (the caption app's API, CONTRACTS §1)
@@ -285,9 +292,9 @@ paths:
               additionalProperties: false
               properties:
                 query: { $ref: "#/components/schemas/SearchText" }
-                top_k: { type: integer, minimum: 1, maximum: 100, default: 5 }
-                collection: { $ref: "#/components/schemas/CollectionName" }
-                min_similarity: { type: number, minimum: 0, maximum: 1, default: 0 }
+                top_k: { type: [integer, "null"], minimum: 1, maximum: 100, default: 5 }
+                collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }] }
+                min_similarity: { type: [number, "null"], minimum: 0, maximum: 1, default: 0 }
       responses:
         "200":
           description: the nearest items, most similar first
@@ -339,8 +346,10 @@ paths:
                         focus_areas: { type: array, items: { type: string } }
                         image_url: { type: string, format: uri }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /advisor_image/{file}:
     get:
+      security: []
       summary: An advisor's generated picture (public, PNG)
       parameters:
         - { name: file, in: path, required: true, schema: { type: string, example: ansel.png } }
@@ -366,6 +375,7 @@ paths:
             schema:
               type: object
               required: [image, advisor]
+              additionalProperties: false
               properties:
                 image: { type: string, format: binary, description: "JPEG, PNG, HEIC or WebP" }
                 advisor: { $ref: "#/components/schemas/AdvisorChoice" }
@@ -412,6 +422,7 @@ paths:
               schema: { $ref: "#/components/schemas/MondrianJobStatus" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /stream/{id}:
     get:
       summary: A Mondrian job's progress as Server-Sent Events
@@ -435,6 +446,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /analysis/{id}:
     get:
       summary: A finished analysis's self-contained HTML report
@@ -448,6 +460,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /index:
     post:
       summary: Index a Mondrian upload's image for /search
@@ -466,7 +479,7 @@ paths:
               additionalProperties: false
               properties:
                 job_id: { type: string, format: uuid }
-                image_path: { type: string, description: "source/ + the filename /upload answered" }
+                image_path: { type: string, pattern: "^source/([^./\\\\]+\\.)*[^./\\\\]+$", description: "source/ + the filename /upload answered" }
       responses:
         "200":
           description: the indexed item
@@ -485,8 +498,10 @@ paths:
         "502": { $ref: "#/components/responses/Error" }
         "503": { $ref: "#/components/responses/Error" }
         "504": { $ref: "#/components/responses/Error" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /image/source/{filename}:
     get:
+      security: []
       summary: A Mondrian upload's image (public; the signed file name is the permission)
       parameters:
         - { name: filename, in: path, required: true, schema: { type: string } }
@@ -497,6 +512,7 @@ paths:
             image/*: { schema: { type: string, format: binary } }
         "404": { $ref: "#/components/responses/NotFound" }
     head:
+      security: []
       summary: The image's headers only
       parameters:
         - { name: filename, in: path, required: true, schema: { type: string } }
@@ -519,7 +535,7 @@ paths:
               additionalProperties: false
               properties:
                 query: { $ref: "#/components/schemas/SearchText" }
-                top_k: { type: integer, minimum: 1, maximum: 100, default: 10 }
+                top_k: { type: [integer, "null"], minimum: 1, maximum: 100, default: 10 }
       responses:
         "200":
           description: the nearest images, most similar first
@@ -558,8 +574,8 @@ paths:
               properties:
                 question: { type: string, maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
                 answer: { type: string, maxLength: 8000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
-                collection: { allOf: [{ $ref: "#/components/schemas/CollectionName" }], default: documents }
-                metadata: { $ref: "#/components/schemas/Metadata" }
+                collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }], default: documents }
+                metadata: { oneOf: [{ $ref: "#/components/schemas/Metadata" }, { type: "null" }] }
       responses:
         "201":
           description: the document, with index_job_id
@@ -571,15 +587,18 @@ paths:
             GetIndexJob: { operationRef: "#/paths/~1v1~1jobs~1{id}/get", parameters: { id: "$response.body#/index_job_id" } }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     get:
       summary: The caller's documents, newest first (page, limit, collection)
       parameters:
-        - { name: page, in: query, required: false, schema: { type: integer, minimum: 1, default: 1 } }
+        - { name: page, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 1000000, default: 1 } }
         - { name: limit, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
         - { name: collection, in: query, required: false, schema: { $ref: "#/components/schemas/CollectionName" } }
       responses:
         "200": { description: "{data: [Document], pagination}" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+        "400": { $ref: "#/components/responses/BadRequest" }
   /v1/documents/search:
     post:
       summary: Documents by meaning (defaults top_k 3, min_similarity 0.6)
@@ -593,13 +612,15 @@ paths:
               additionalProperties: false
               properties:
                 query: { $ref: "#/components/schemas/SearchText" }
-                top_k: { type: integer, minimum: 1, maximum: 50, default: 3 }
-                min_similarity: { type: number, minimum: 0, maximum: 1, default: 0.6 }
-                collection: { allOf: [{ $ref: "#/components/schemas/CollectionName" }], default: documents }
+                top_k: { type: [integer, "null"], minimum: 1, maximum: 50, default: 3 }
+                min_similarity: { type: [number, "null"], minimum: 0, maximum: 1, default: 0.6 }
+                collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }], default: documents }
       responses:
         "200": { description: "{query, results: [{document, similarity}], total}" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "503": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/documents/{id}:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -608,6 +629,8 @@ paths:
       responses:
         "200": { description: the document, content: { application/json: { schema: { $ref: "#/components/schemas/Document" } } } }
         "404": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     put:
       summary: Change question, answer or metadata; re-indexed by a new job (the last edit wins)
       requestBody:
@@ -617,20 +640,28 @@ paths:
             schema:
               type: object
               additionalProperties: false
-              anyOf: [{ required: [question] }, { required: [answer] }, { required: [metadata] }]
+              description: at least one of question, answer, metadata (null means unchanged)
+              anyOf:
+                - { required: [question], properties: { question: { type: string } } }
+                - { required: [answer], properties: { answer: { type: string } } }
+                - { required: [metadata], properties: { metadata: { type: object } } }
               properties:
-                question: { type: string, maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
-                answer: { type: string, maxLength: 8000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
-                metadata: { $ref: "#/components/schemas/Metadata" }
+                question: { type: [string, "null"], maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                answer: { type: [string, "null"], maxLength: 8000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                metadata: { oneOf: [{ $ref: "#/components/schemas/Metadata" }, { type: "null" }] }
       responses:
         "200": { description: "the document, with index_job_id" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "404": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     delete:
       summary: Delete the document and its vector
       responses:
         "204": { description: deleted }
         "404": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
 components:
   securitySchemes:
     appToken: { type: apiKey, in: header, name: X-App-Token }

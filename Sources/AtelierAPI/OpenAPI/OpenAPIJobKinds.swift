@@ -36,6 +36,9 @@ enum OpenAPIJobKinds {
             """
     }
 
+    /// Kinds a multipart form (an image and nothing else required) may name.
+    static let imageKinds = ["analysis", "caption", "echo", "index", "noop", "upload"]
+
     /// Kind → its JSON body schema, as YAML at indentation 0.
     static let json: [String: String] = [
         "noop": body("noop", image: false),
@@ -97,6 +100,7 @@ enum OpenAPIJobKinds {
         }.joined(separator: "\n")
         return template
             .replacingOccurrences(of: "{{JOB_KINDS}}", with: served.joined(separator: ", "))
+            .replacingOccurrences(of: "{{IMAGE_KINDS}}", with: imageKinds.filter(kinds.contains).joined(separator: ", "))
             .replacingOccurrences(of: "                - {{JOB_BODY_REFS}}", with: refs)
             .replacingOccurrences(of: "    {{JOB_BODY_SCHEMAS}}: {}", with: schemas)
             .replacingOccurrences(of: "{{ADVISORS}}", with: Advisor.all.map(\.id).joined(separator: "|"))

@@ -41,7 +41,7 @@ struct SearchQuery: Sendable {
 
     static func integer(_ value: Any?, field: String, range: ClosedRange<Int>) throws -> Int? {
         guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, let integer = Int(exactly: number.doubleValue), range.contains(integer) else {
+        guard let number = value as? NSNumber, !isBoolean(number), let integer = Int(exactly: number.doubleValue), range.contains(integer) else {
             throw APIError.validation("\(field) must be a whole number within \(range.lowerBound)…\(range.upperBound)", field: field)
         }
         return integer
@@ -49,9 +49,14 @@ struct SearchQuery: Sendable {
 
     static func number(_ value: Any?, field: String, range: ClosedRange<Double>) throws -> Double? {
         guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, number.doubleValue.isFinite, range.contains(number.doubleValue) else {
+        guard let number = value as? NSNumber, !isBoolean(number), number.doubleValue.isFinite, range.contains(number.doubleValue) else {
             throw APIError.validation("\(field) must be a number within \(range.lowerBound)…\(range.upperBound)", field: field)
         }
         return number.doubleValue
+    }
+
+    /// JSON `true`/`false` arrive as NSNumbers of type "c" (char); they are not numbers here.
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
     }
 }
