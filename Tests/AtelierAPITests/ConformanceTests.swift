@@ -79,4 +79,14 @@ final class ConformanceTests: APITestCase {
         let documents = try await send(.POST, "/v1/documents/search", #"{"query": "q", "collection": "a\u0000b"}"#)
         try assertError(documents, status: 400, name: "ValidationError")
     }
+
+    func testSearchNumbersAreNotBooleans() async throws {
+        // JSON true was taken as top_k 1 and false as min_similarity 0.
+        let topK = try await send(.POST, "/v1/search", #"{"query": "q", "top_k": true}"#)
+        try assertError(topK, status: 400, name: "ValidationError")
+        XCTAssertEqual(try topK.json()["details"] as? [String: String], ["field": "top_k"])
+        let minimum = try await send(.POST, "/v1/documents/search", #"{"query": "q", "min_similarity": false}"#)
+        try assertError(minimum, status: 400, name: "ValidationError")
+        XCTAssertEqual(try minimum.json()["details"] as? [String: String], ["field": "min_similarity"])
+    }
 }
