@@ -436,7 +436,7 @@ paths:
         `status_update` with status `failed` and an `error`, then `done`.
       parameters:
         - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
-        - { name: Last-Event-ID, in: header, required: false, schema: { type: string, example: "42" } }
+        - { name: Last-Event-ID, in: header, required: false, description: "an event id of this stream: N, or N.1–N.3 inside the end group", schema: { type: string, pattern: "^ *([0-9]{1,18}|[1-9][0-9]{0,17}\\.[1-3])? *$", example: "42" } }
       responses:
         "200":
           description: the event stream (the schema describes one event, as OpenAPI 3.1 tools read it)
