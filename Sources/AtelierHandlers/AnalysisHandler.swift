@@ -80,7 +80,7 @@ public struct AnalysisHandler: JobHandler {
         do {
             caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.content_type ?? "image/jpeg")).text
         } catch {
-            throw JobFailure.transient("the \(provider.name) provider failed: \(error.description)")
+            throw ProviderFailure.job(error, provider: provider.name, logger: context.logger)
         }
         var reviews: [AdvisorReview] = []
         for (index, advisor) in advisors.enumerated() {

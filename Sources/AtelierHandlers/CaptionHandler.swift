@@ -61,7 +61,7 @@ public struct CaptionHandler: JobHandler {
         do {
             caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.content_type ?? "image/jpeg"))
         } catch {
-            throw JobFailure.transient("the \(provider.name) provider failed: \(error.description)")
+            throw ProviderFailure.job(error, provider: provider.name, logger: context.logger)
         }
         return try .encode(CaptionJobResult(caption, width: image.width, height: image.height))
     }

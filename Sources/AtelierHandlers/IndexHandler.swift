@@ -41,7 +41,7 @@ public struct IndexHandler: JobHandler {
             return try await captioner.caption(VisionInput(image: image, encoded: bytes,
                                                            mimeType: input?["content_type"] as? String ?? "image/jpeg")).text
         } catch {
-            throw JobFailure.transient("the \(captioner.name) provider failed: \(error.description)")
+            throw ProviderFailure.job(error, provider: captioner.name, logger: context.logger)
         }
     }
 

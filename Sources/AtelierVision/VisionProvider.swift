@@ -54,17 +54,24 @@ public struct TokenUsage: Sendable, Codable, Equatable {
     }
 }
 
-/// Why a provider could not describe a photo; the message is safe to show a client.
+/// Why a provider could not describe a photo. The message (``description``) is safe to show a
+/// client; `detail` — the provider's own error text, a library's error — is for the log only.
 public enum VisionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The provider failed, answered nonsense or timed out (the caption API's AI_001).
-    case providerFailed(String)
+    case providerFailed(String, detail: String? = nil)
     /// The provider is misconfigured (missing key or URL): a start-up error.
     case configuration(String)
 
     public var description: String {
         switch self {
-        case .providerFailed(let message), .configuration(let message): return message
+        case .providerFailed(let message, _), .configuration(let message): return message
         }
+    }
+
+    /// What the provider or library said, for the log.
+    public var detail: String? {
+        if case .providerFailed(_, let detail) = self { return detail }
+        return nil
     }
 }
 

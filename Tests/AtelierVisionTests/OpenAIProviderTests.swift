@@ -70,7 +70,10 @@ final class OpenAIProviderTests: XCTestCase {
             _ = try await provider.caption(try photo())
             XCTFail("expected a failure")
         } catch {
-            XCTAssertTrue("\(error)".contains("after 3 attempts") && "\(error)".contains("boom"), "\(error)")
+            // What the provider said is for the log, not for clients.
+            XCTAssertTrue("\(error)".contains("after 3 attempts") && "\(error)".contains("HTTP 500"), "\(error)")
+            XCTAssertFalse("\(error)".contains("boom"), "\(error)")
+            XCTAssertEqual((error as? VisionError)?.detail, "boom")
         }
         XCTAssertEqual(server.requestCount, 3)
     }
@@ -81,7 +84,9 @@ final class OpenAIProviderTests: XCTestCase {
             _ = try await provider.caption(try photo())
             XCTFail("expected a failure")
         } catch {
-            XCTAssertTrue("\(error)".contains("HTTP 401") && "\(error)".contains("Incorrect API key"), "\(error)")
+            XCTAssertTrue("\(error)".contains("HTTP 401"), "\(error)")
+            XCTAssertFalse("\(error)".contains("Incorrect API key"), "\(error)")
+            XCTAssertEqual((error as? VisionError)?.detail, "Incorrect API key provided")
         }
         XCTAssertEqual(server.requestCount, 1)
     }

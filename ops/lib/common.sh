@@ -93,16 +93,54 @@ pg_running() {
   [ -f "$PG_DATA/postmaster.pid" ] && as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
 }
 
+# PostgreSQL asks for a password (scram-sha-256), even on 127.0.0.1: another local user must
+# not be able to reach the jobs and tokens. The password is generated once and kept in the state
+# dir (mode 0600); PGPASSWORD and the URLs ops exports carry it.
+ensure_pg_password() {
+  local file="$STATE_DIR/pg-password"
+  if [ ! -s "$file" ]; then
+    mkdir -p "$STATE_DIR"
+    (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+  fi
+  PG_PASSWORD="$(cat "$file")"
+  export PGPASSWORD="$PG_PASSWORD"
+}
+
+# postgres://postgres:PASSWORD@127.0.0.1:PORT/DB for this checkout's server.
+pg_url() { printf 'postgres://postgres:%s@127.0.0.1:%s/%s' "$PG_PASSWORD" "$PG_PORT" "${1:-$DB_NAME}"; }
+
+# A cluster made by an earlier version of ops trusted every local connection: give it the
+# password and make it ask for it (once; the server is reloaded, not restarted).
+require_pg_password_auth() {
+  local hba="$PG_DATA/pg_hba.conf"
+  grep -Eq '^[[:space:]]*(local|host)[^#]*[[:space:]]trust([[:space:]]|$)' "$hba" 2>/dev/null || return 0
+  log "switching PostgreSQL from trust to password (scram-sha-256) authentication"
+  "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -qc \
+    "SET password_encryption = 'scram-sha-256'; ALTER ROLE postgres PASSWORD '$PG_PASSWORD'" >/dev/null
+  as_pg_user sh -c "cat > '$hba'" <<HBA
+# Atelier (ops/lib/common.sh): every connection proves the password.
+local   all  all                 scram-sha-256
+host    all  all  127.0.0.1/32   scram-sha-256
+host    all  all  ::1/128        scram-sha-256
+HBA
+  as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" reload >/dev/null
+}
+
 start_postgres() {
   setup_python
   ensure_pg_user
+  ensure_pg_password
   mkdir -p "$PG_SOCKET_DIR"
   [ "$(id -u)" = 0 ] && chown "$PG_USER" "$PG_SOCKET_DIR" "$STATE_DIR"
   if [ ! -f "$PG_DATA/PG_VERSION" ]; then
     log "initialising PostgreSQL data in $PG_DATA"
     mkdir -p "$PG_DATA"
     [ "$(id -u)" = 0 ] && chown "$PG_USER" "$PG_DATA"
-    as_pg_user "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+    local pwfile; pwfile="$(mktemp)"
+    printf '%s\n' "$PG_PASSWORD" > "$pwfile"
+    [ "$(id -u)" = 0 ] && chown "$PG_USER" "$pwfile"
+    as_pg_user "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=scram-sha-256 --pwfile="$pwfile" -E UTF8 --locale=C.UTF-8 >/dev/null
+    rm -f "$pwfile"
     cat >> "$PG_DATA/postgresql.conf" <<CONF
 # Atelier development settings (ops/lib/common.sh)
 max_connections = 300
@@ -125,18 +163,20 @@ CONF
       die "PostgreSQL did not start (log: $PG_LOG). A stale $PG_DATA/postmaster.pid after a crash can be removed if no postgres process runs."
     fi
   fi
+  require_pg_password_auth
   if ! "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -tAc \
         "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'" | grep -q 1; then
     log "creating database $DB_NAME"
     "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -qc "CREATE DATABASE $DB_NAME" >/dev/null
   fi
-  export ATELIER_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/$DB_NAME"
+  export ATELIER_DATABASE_URL="$(pg_url "$DB_NAME")"
   export ATELIER_MIGRATIONS_DIR="$REPO/Migrations"
   write_env_file
 }
 
 stop_postgres() {
   setup_python
+  ensure_pg_password
   if pg_running; then
     log "stopping PostgreSQL"
     as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null

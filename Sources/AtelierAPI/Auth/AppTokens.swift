@@ -82,15 +82,33 @@ public struct AppTokens: Sendable {
         throw QueueError.jobNotFound("no live token with id or name '\(idOrName)'")
     }
 
-    /// The live token whose secret this is, recording its use; nil for anything else.
+    /// The live token whose secret this is; nil for anything else. Its use is recorded in
+    /// `last_used_at` at most once a minute (a read otherwise: busy tokens cost no writes).
     public func authenticate(_ secret: String) async throws -> AppToken? {
         guard secret.hasPrefix(Self.secretPrefix), secret.utf8.count < 200 else { return nil }
         let rows = try await client.query("""
-            UPDATE app_tokens SET last_used_at = now()
-             WHERE token_hash = \(Self.hash(secret)) AND revoked_at IS NULL
-            RETURNING id, name, owner, prefix, created_at, last_used_at, revoked_at
+            WITH live AS (
+                SELECT id, name, owner, prefix, created_at, last_used_at, revoked_at FROM app_tokens
+                 WHERE token_hash = \(Self.hash(secret)) AND revoked_at IS NULL
+            ), used AS (
+                UPDATE app_tokens t SET last_used_at = now() FROM live
+                 WHERE t.id = live.id AND (live.last_used_at IS NULL OR live.last_used_at < now() - interval '1 minute')
+                RETURNING t.last_used_at
+            )
+            SELECT id, name, owner, prefix, created_at, coalesce((SELECT last_used_at FROM used), last_used_at), revoked_at
+              FROM live
             """, logger: logger)
         return try await Self.decode(rows).first
+    }
+
+    /// Which of these token hashes belong to live tokens.
+    func liveHashes(among hashes: Set<String>) async throws -> Set<String> {
+        let rows = try await client.query("""
+            SELECT token_hash FROM app_tokens WHERE token_hash = ANY(\(Array(hashes))::text[]) AND revoked_at IS NULL
+            """, logger: logger)
+        var live: Set<String> = []
+        for try await hash in rows.decode(String.self) { live.insert(hash) }
+        return live
     }
 
     /// Rows of `id, name, owner, prefix, created_at, last_used_at, revoked_at`.

@@ -2,44 +2,115 @@ import AtelierQueue
 import Foundation
 import Synchronization
 
-/// Turns a presented credential into a ``Principal``. Valid tokens are cached for a minute;
-/// a revocation empties the cache at once (the `atelier_tokens` notification), and so does a
-/// reconnect of the listener, when notifications may have been missed.
+/// Turns a presented credential into a ``Principal``, without letting unknown credentials cost
+/// the database anything a client can multiply:
+///
+/// - a valid token is cached for `ttl` (a minute): its requests cost no lookup;
+/// - every request whose credential is not already known good is charged to its client
+///   address (``RateLimiter``, `ATELIER_UNAUTHENTICATED_RATE_LIMIT`) before any lookup, so
+///   rotating random tokens is limited like any other unauthenticated traffic;
+/// - a credential the database did not know is remembered as a miss for `missTTL`.
+///
+/// A revocation (the `atelier_tokens` notification) or a listener reconnect empties both caches
+/// and moves a generation on: a lookup that was in flight across it does not store its answer,
+/// so a token revoked while its lookup runs is never cached as good. Nothing is cached while
+/// the listener is down.
 public final class Authenticator: Sendable {
+    public enum Outcome: Sendable {
+        case principal(Principal)
+        case invalid
+        /// The client address spent its budget of unverified requests.
+        case throttled(RateLimiter.Decision)
+    }
+
+    private struct State {
+        var valid: [String: (principal: Principal, expires: ContinuousClock.Instant)] = [:]
+        var misses: [String: ContinuousClock.Instant] = [:]
+        var generation: UInt64 = 0
+    }
+
     private let tokens: AppTokens
     private let notifier: Notifier
     public let openAccess: Bool
     private let ttl: Duration
-    private let cache = Mutex<[String: (principal: Principal, expires: ContinuousClock.Instant)]>([:])
+    private let missTTL: Duration
+    private let addressLimiter: RateLimiter?
+    private let state = Mutex(State())
+    static let cacheCapacity = 10_000
 
-    public init(tokens: AppTokens, notifier: Notifier, openAccess: Bool, ttl: Duration = .seconds(60)) {
+    public init(tokens: AppTokens, notifier: Notifier, openAccess: Bool, ttl: Duration = .seconds(60),
+                missTTL: Duration = .seconds(10), addressLimiter: RateLimiter? = nil) {
         self.tokens = tokens
         self.notifier = notifier
         self.openAccess = openAccess
         self.ttl = ttl
+        self.missTTL = missTTL
+        self.addressLimiter = addressLimiter
         notifier.observe { [weak self] notification in
             if notification.channel == Notifier.Channel.tokens || notification == .reconnected {
-                self?.cache.withLock { $0.removeAll() }
+                self?.forgetAll()
             }
         }
     }
 
-    /// The principal for `secret`, or nil when it is not a live token.
-    public func principal(for secret: String) async throws -> Principal? {
+    /// The principal for `secret` presented from `address`.
+    public func authenticate(_ secret: String, from address: String) async throws -> Outcome {
         let hash = AppTokens.hash(secret)
         let now = ContinuousClock.now
-        if notifier.isListening, let hit = cache.withLock({ $0[hash] }), hit.expires > now {
-            return hit.principal
+        let listening = notifier.isListening
+        if listening, let hit = state.withLock({ $0.valid[hash] }), hit.expires > now {
+            return .principal(hit.principal)
         }
-        guard let token = try await tokens.authenticate(secret) else { return nil }
-        let principal = Principal(owner: token.owner, name: token.name)
-        if notifier.isListening {
-            cache.withLock { entries in
-                if entries.count > 10_000 { entries.removeAll() }
-                entries[hash] = (principal, now + ttl)
+        if let addressLimiter {
+            let decision = addressLimiter.take("unverified:" + address)
+            guard decision.allowed else { return .throttled(decision) }
+        }
+        if listening, let miss = state.withLock({ $0.misses[hash] }), miss > now {
+            return .invalid
+        }
+        let generation = beginLookup()
+        let token = try await tokens.authenticate(secret)
+        let principal = token.map { Principal(owner: $0.owner, name: $0.name, tokenHash: hash) }
+        finishLookup(hash, principal, startedAt: generation, now: now)
+        return principal.map(Outcome.principal) ?? .invalid
+    }
+
+    /// Call before asking the database; pass the answer to ``finishLookup(_:_:startedAt:now:)``.
+    func beginLookup() -> UInt64 {
+        state.withLock { $0.generation }
+    }
+
+    /// Remembers a lookup's answer — unless a revocation or reconnect happened since it began
+    /// (`startedAt`), when the answer may already be stale, or the listener is down.
+    func finishLookup(_ hash: String, _ principal: Principal?, startedAt generation: UInt64, now: ContinuousClock.Instant = .now) {
+        guard notifier.isListening else { return }
+        state.withLock { state in
+            // A revocation or reconnect while the lookup ran: the answer may already be stale.
+            guard state.generation == generation else { return }
+            if let principal {
+                if state.valid.count >= Self.cacheCapacity { state.valid = state.valid.filter { $0.value.expires > now } }
+                if state.valid.count >= Self.cacheCapacity { state.valid.removeAll() }
+                state.valid[hash] = (principal, now + ttl)
+            } else {
+                if state.misses.count >= Self.cacheCapacity { state.misses = state.misses.filter { $0.value > now } }
+                if state.misses.count >= Self.cacheCapacity { state.misses.removeAll() }
+                state.misses[hash] = now + missTTL
             }
         }
-        return principal
+    }
+
+    /// Entries held now (valid, misses): for tests that check the caches stay bounded.
+    var cachedCounts: (valid: Int, misses: Int) {
+        state.withLock { ($0.valid.count, $0.misses.count) }
+    }
+
+    /// Called on a token notification and on a listener reconnect.
+    func forgetAll() {
+        state.withLock { state in
+            state.generation += 1
+            state.valid.removeAll()
+            state.misses.removeAll()
+        }
     }
 
     /// The credential in `X-App-Token` or `Authorization: Bearer …`, if any.

@@ -72,7 +72,7 @@ struct GenerateCaptionController: Sendable {
                     throw CaptionFailure(.rateLimit, "too many requests: the limit is \(decision.limit) per minute; retry in \(decision.retryAfter) s")
                 }
             }
-            let owner = try await authenticate(request)
+            let owner = try await authenticate(request, from: context.clientAddress)
             let (bytes, mimeType) = try await readImage(request)
             let accepted: JobIntake.Accepted
             do {
@@ -107,21 +107,27 @@ struct GenerateCaptionController: Sendable {
         }
     }
 
-    private func authenticate(_ request: Request) async throws -> String {
+    private func authenticate(_ request: Request, from address: String) async throws -> String {
         guard let secret = Authenticator.credential(xAppToken: request.headers[.xAppToken], authorization: request.headers[.authorization]) else {
             if authenticator.openAccess { return Principal.anonymous.owner }
             throw CaptionFailure(.auth, "Authentication failed: send your app token in the X-App-Token header")
         }
-        guard let principal = try await authenticator.principal(for: secret) else {
+        switch try await authenticator.authenticate(secret, from: address) {
+        case .principal(let principal):
+            return principal.owner
+        case .invalid:
             throw CaptionFailure(.auth, "Authentication failed: the app token is not valid or has been revoked")
+        case .throttled(let decision):
+            var failure = CaptionFailure(.rateLimit, "too many unauthenticated requests: retry in \(decision.retryAfter) s")
+            failure.headers[.retryAfter] = String(decision.retryAfter)
+            throw failure
         }
-        return principal.owner
     }
 
     private func readImage(_ request: Request) async throws -> ([UInt8], String) {
         let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: Self.maxBase64Characters + 64 * 1024)
+            body = try await RequestBodies.collect(request, limit: Self.maxBase64Characters + 64 * 1024)
         } catch {
             throw CaptionFailure(.validation, "imageData is larger than 5 MB of base64")
         }

@@ -12,22 +12,24 @@ protocol JobEventFormatter: Sendable {
 /// The loop behind every job event stream (`/v1/jobs/{id}/events`, Mondrian's `/stream/{id}`):
 /// after the `prelude`, every event after `lastEventID` in order, then live ones as they happen,
 /// woken by the process's one LISTEN connection through ``EventHub``; a `: keep-alive` comment
-/// whenever the hub ticks; the end when the formatter says so — or at once when the job had
+/// whenever the hub ticks (no database read: only a wake for the job reads); the end when the
+/// formatter says so, when the caller's token is revoked — or at once when the job had
 /// finished when the stream opened and every event is sent (a resume after the end).
+/// Opening one counts against the hub's stream limits (429 past them).
 struct JobEventFeed {
     let queue: JobQueue
     let hub: EventHub
 
-    func response<Formatter: JobEventFormatter>(jobID: UUID, finishedAtStart: Bool, after lastEventID: Int64,
-                                                prelude: String, formatter: Formatter) -> Response {
-        let subscription = hub.subscribe(jobID)
+    func response<Formatter: JobEventFormatter>(jobID: UUID, principal: Principal, finishedAtStart: Bool, after lastEventID: Int64,
+                                                prelude: String, formatter: Formatter) throws -> Response {
+        let subscription = try hub.openStream(jobID, for: principal)
         let queue = self.queue
         let body = ResponseBody { writer in
             var formatter = formatter
             try await writer.write(ByteBuffer(string: prelude))
             var cursor = lastEventID
             var signals = subscription.makeAsyncIterator()
-            while true {
+            reading: while true {
                 let after = cursor
                 let events = try await OwnTaskStack.run { try await queue.events(jobID: jobID, after: after, limit: 500) }
                 if !events.isEmpty {
@@ -40,14 +42,17 @@ struct JobEventFeed {
                         if ends { finished = true; break }
                     }
                     try await writer.write(out)
-                    if finished { break }
-                    if events.count == 500 { continue }
+                    if finished { break reading }
+                    if events.count == 500 { continue reading }
                 } else if finishedAtStart {
-                    break
+                    break reading
                 }
-                guard let signal = await signals.next() else { break }
-                if case .tick = signal {
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                waiting: while true {
+                    switch await signals.next() {
+                    case .events?: break waiting
+                    case .tick?: try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    case .end?, nil: break reading
+                    }
                 }
             }
             try await writer.finish(nil)

@@ -25,12 +25,12 @@ struct JobEventStream {
         }
     }
 
-    func response(job: Job, after lastEventID: Int64) -> Response {
+    func response(job: Job, principal: Principal, after lastEventID: Int64) throws -> Response {
         var prelude = "retry: 2000\n"
         if let snapshot = try? renderJob(job) {
             prelude += "event: snapshot\ndata: " + String(decoding: snapshot, as: UTF8.self) + "\n\n"
         }
-        return JobEventFeed(queue: queue, hub: hub).response(
-            jobID: job.id, finishedAtStart: job.state.isFinished, after: lastEventID, prelude: prelude, formatter: Formatter())
+        return try JobEventFeed(queue: queue, hub: hub).response(
+            jobID: job.id, principal: principal, finishedAtStart: job.state.isFinished, after: lastEventID, prelude: prelude, formatter: Formatter())
     }
 }

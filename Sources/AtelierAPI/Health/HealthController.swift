@@ -7,12 +7,20 @@ import Synchronization
 /// `GET /health` (CONTRACTS §4): `healthy` and 200 when the database answers, the blob store
 /// takes a write and the LISTEN connection is up; otherwise `degraded`, 503, and a message
 /// naming what is down. Each check has a time limit so a hung dependency cannot hang this.
+/// The route is public and polled by load balancers: the database is asked at most once a
+/// second and the blob store (a durable write) at most every 10 s, whatever the request rate.
 struct HealthController: Sendable {
-    let queue: JobQueue
-    let blobs: any BlobStore
     let notifier: Notifier
     let version: String
-    var timeout: Duration = .seconds(2)
+    private let database: SharedRecentResult<String>
+    private let storage: SharedRecentResult<String>
+
+    init(queue: JobQueue, blobs: any BlobStore, notifier: Notifier, version: String, timeout: Duration = .seconds(2)) {
+        self.notifier = notifier
+        self.version = version
+        database = SharedRecentResult(maxAge: .seconds(1)) { await Self.check(timeout: timeout) { try await queue.ping() } }
+        storage = SharedRecentResult(maxAge: .seconds(10)) { await Self.check(timeout: timeout) { try await blobs.check() } }
+    }
 
     struct Report: Encodable {
         var status: String
@@ -27,9 +35,9 @@ struct HealthController: Sendable {
     }
 
     @Sendable func health(_ request: Request, context: APIRequestContext) async throws -> Response {
-        async let database = check { try await queue.ping() }
-        async let storage = check { try await blobs.check() }
-        let checks = ["database": await database, "storage": await storage,
+        async let database = self.database.value()
+        async let storage = self.storage.value()
+        let checks = ["database": try await database, "storage": try await storage,
                       "listener": notifier.isListening ? "ok" : "error"]
         let down = checks.filter { $0.value != "ok" }.keys.sorted()
         let report = Report(status: down.isEmpty ? "healthy" : "degraded", timestamp: Date(), version: version,
@@ -41,8 +49,7 @@ struct HealthController: Sendable {
     }
 
     /// "ok" or "error"; answers at the time limit even if the probe ignores cancellation.
-    private func check(_ probe: @escaping @Sendable () async throws -> Void) async -> String {
-        let limit = timeout
+    private static func check(timeout limit: Duration, _ probe: @escaping @Sendable () async throws -> Void) async -> String {
         let once = OnceBox()
         return await withCheckedContinuation { continuation in
             once.slot.withLock { $0 = continuation }

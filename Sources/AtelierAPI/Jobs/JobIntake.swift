@@ -12,6 +12,7 @@ struct JobIntake: Sendable {
     let blobs: any BlobStore
     let kinds: JobKindCatalog
     let imageLimits: ImageLimits
+    var quotas = OwnerQuotas.off
 
     struct Accepted {
         var id: UUID
@@ -33,6 +34,7 @@ struct JobIntake: Sendable {
                 return Accepted(id: existing.id, kind: existing.kind, created: false)
             }
         }
+        try await quotas.check(owner: owner, incomingBytes: image?.0.count ?? 0, queue: queue)
         var payload = options
         var stored: BlobKey?
         if let (bytes, format) = image.map({ ($0.0, $0.1) }) {

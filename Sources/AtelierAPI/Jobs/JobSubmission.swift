@@ -19,6 +19,10 @@ struct JobSubmission {
     var imageFilename: String?
 
     static let maxOptionsBytes = 64 * 1024
+    /// A form has an image and a handful of fields; more parts than this is not a client of ours.
+    static let maxParts = 32
+    /// Header lines per part (Content-Disposition, Content-Type, perhaps a few more).
+    static let maxPartHeaders = 16
 
     static func parse(contentType: String?, body: ByteBuffer) throws -> JobSubmission {
         guard let contentType, let media = MediaType(contentType) else {
@@ -43,16 +47,35 @@ struct JobSubmission {
         var headers: [String: String] = [:]
         var partBody = ByteBuffer()
         var open = false
+        var refusal: APIError?
+        var nonFileBytes = 0
         parser.onHeader = { name, value in
+            if headers.count >= maxPartHeaders {
+                refusal = refusal ?? APIError.validation("a multipart part has more than \(maxPartHeaders) header lines", field: "body")
+            }
             headers[name.lowercased()] = value
             open = true
         }
         parser.onBody = { chunk in
-            partBody.writeBuffer(&chunk)
+            // Parts other than the image are small fields: stop keeping a long one at once.
+            let disposition = headers["content-disposition"].map(ContentDisposition.init)
+            let isFile = disposition.map { $0.parameters["filename"] != nil || ["image", "file"].contains($0.parameters["name"] ?? "") } ?? false
+            if !isFile {
+                nonFileBytes += chunk.readableBytes
+                if nonFileBytes > maxOptionsBytes * 4 {
+                    refusal = refusal ?? APIError.validation("the form's text fields are longer than \(maxOptionsBytes * 4 / 1024) KB in all", field: "body")
+                    return
+                }
+            }
+            if refusal == nil { partBody.writeBuffer(&chunk) }
             open = true
         }
         parser.onPartComplete = {
-            parts.append((headers, partBody))
+            if parts.count >= maxParts {
+                refusal = refusal ?? APIError.validation("the form has more than \(maxParts) parts", field: "body")
+            } else if refusal == nil {
+                parts.append((headers, partBody))
+            }
             headers = [:]
             partBody = ByteBuffer()
             open = false
@@ -62,6 +85,7 @@ struct JobSubmission {
         } catch {
             throw APIError.validation("the multipart body is malformed", field: "body")
         }
+        if let refusal { throw refusal }
         if open || parts.isEmpty {
             throw APIError.validation("the multipart body is truncated or empty (no closing boundary)", field: "body")
         }

@@ -27,7 +27,7 @@ struct JobsController: Sendable {
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        let body = try await Self.collectBody(request, limit: configuration.maxUploadBytes)
+        let body = try await RequestBodies.collect(request, limit: configuration.maxUploadBytes)
         let submission = try JobSubmission.parse(contentType: request.headers[.contentType], body: body)
         let accepted = try await intake.accept(submission, owner: principal.owner,
                                                idempotencyKey: request.headers[.idempotencyKey],
@@ -104,16 +104,9 @@ struct JobsController: Sendable {
         let id = try Self.jobID(context)
         let queue = self.queue
         let job = try await OwnTaskStack.run { try await queue.job(id: id, owner: principal.owner) }
-        let header = request.headers[.lastEventID] ?? request.uri.queryParameters["last_event_id"].map(String.init)
-        var after: Int64 = 0
-        if let header, !header.isEmpty {
-            guard let value = Int64(header), value >= 0 else {
-                throw APIError.validation("Last-Event-ID must be an event id from this stream", field: "Last-Event-ID")
-            }
-            after = value
-        }
+        let after = try Self.lastEventID(request, allowParts: false)?.eventID ?? 0
         let stream = JobEventStream(queue: queue, hub: hub, renderJob: { [self] job in try self.render(job) })
-        return stream.response(job: job, after: after)
+        return try stream.response(job: job, principal: principal, after: after)
     }
 
     // MARK: Helpers
@@ -155,21 +148,19 @@ struct JobsController: Sendable {
         return id
     }
 
-    static func notFound(_ id: UUID) -> APIError {
-        .notFound("no job with id \(id.uuidString.lowercased())")
+    /// The stream's resume point from `Last-Event-ID` or `?last_event_id=`; 400 when malformed.
+    static func lastEventID(_ request: Request, allowParts: Bool) throws -> LastEventID? {
+        let header = request.headers[.lastEventID] ?? request.uri.queryParameters["last_event_id"].map(String.init)
+        do {
+            return try LastEventID.parse(header, allowParts: allowParts)
+        } catch {
+            throw APIError.validation("Last-Event-ID must be an event id from this stream (like 42\(allowParts ? " or 42.2" : ""))",
+                                      field: "Last-Event-ID")
+        }
     }
 
-    /// An upload's whole body, refused with 413 past `limit` — from Content-Length when it is
-    /// sent, before reading anything.
-    static func collectBody(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError.tooLarge(limit: limit)
-        }
-        do {
-            return try await request.body.collect(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError.tooLarge(limit: limit)
-        }
+    static func notFound(_ id: UUID) -> APIError {
+        .notFound("no job with id \(id.uuidString.lowercased())")
     }
 
     static func integer(_ text: String?, name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {

@@ -32,9 +32,8 @@ public final class APIMetrics: Sendable {
         ).record(duration)
     }
 
-    /// Refreshes the job gauges from the database, then renders everything.
-    func render(queue: JobQueue) async throws -> [UInt8] {
-        let snapshot = try await queue.metricsSnapshot()
+    /// Sets the job gauges from `snapshot` (read from the database), then renders everything.
+    func render(_ snapshot: MetricsSnapshot) -> [UInt8] {
         for row in snapshot.jobCounts {
             registry.makeGauge(
                 descriptor: .init(namespace: "atelier", metricName: "jobs", helpText: "Jobs in the table, by kind and state."),

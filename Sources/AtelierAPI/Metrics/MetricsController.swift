@@ -3,17 +3,24 @@ import Hummingbird
 import NIOCore
 
 /// `GET /metrics`: Prometheus text format (see ``APIMetrics``). Public like `/health`; put it
-/// behind your proxy's access rules if job counts are sensitive where you run.
+/// behind your proxy's access rules if job counts are sensitive where you run. The job counts
+/// scan the jobs table, so they are read at most once every `maxAge` (5 s) and shared by every
+/// scrape in between; request counters are always current.
 struct MetricsController: Sendable {
     let metrics: APIMetrics
-    let queue: JobQueue
+    let snapshot: SharedRecentResult<MetricsSnapshot>
+
+    init(metrics: APIMetrics, queue: JobQueue, maxAge: Duration = .seconds(5)) {
+        self.metrics = metrics
+        self.snapshot = SharedRecentResult(maxAge: maxAge) { try await queue.metricsSnapshot() }
+    }
 
     func register(on router: some RouterMethods<APIRequestContext>) {
         router.get("metrics", use: scrape)
     }
 
     @Sendable func scrape(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let bytes = try await metrics.render(queue: queue)
+        let bytes = metrics.render(try await snapshot.value())
         return Response(status: .ok, headers: [
             .contentType: "text/plain; version=0.0.4; charset=utf-8",
             .contentLength: String(bytes.count),

@@ -1,30 +1,21 @@
 import HTTPTypes
 import Hummingbird
 
-/// Applies the ``RateLimiter`` per credential (or per IP address without one) and reports it in
-/// `X-RateLimit-Limit/Remaining/Reset`; over the limit → 429 with `Retry-After`.
+/// Applies the ``RateLimiter`` per proven credential — so it runs after ``AuthMiddleware`` on
+/// authenticated routes — or per client address where there is none (public routes, open
+/// access), and reports it in `X-RateLimit-Limit/Remaining/Reset`; over the limit → 429 with
+/// `Retry-After`. A credential that was only presented, not proven, is never a key: rotating
+/// made-up tokens would otherwise give every request a fresh bucket.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
     let limiter: RateLimiter
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        let key = Authenticator.credential(xAppToken: request.headers[.xAppToken],
-                                           authorization: request.headers[.authorization])
-            .map { "token:" + $0 } ?? "ip:" + context.clientAddress
+        let key = context.principal?.tokenHash.map { "token:" + $0 } ?? "ip:" + context.clientAddress
         let decision = limiter.take(key)
-        var fields: HTTPFields = [
-            .xRateLimitLimit: String(decision.limit),
-            .xRateLimitRemaining: String(decision.remaining),
-            .xRateLimitReset: String(decision.resetAt),
-        ]
-        guard decision.allowed else {
-            fields[.retryAfter] = String(decision.retryAfter)
-            throw APIError(.tooManyRequests, "RateLimitError",
-                           "too many requests: the limit is \(decision.limit) per minute; retry in \(decision.retryAfter) s",
-                           details: ["limit_per_minute": String(decision.limit), "retry_after_seconds": String(decision.retryAfter)],
-                           headers: fields)
-        }
+        let fields = Self.headers(decision)
+        guard decision.allowed else { throw Self.refusal(decision, of: "requests") }
         do {
             var response = try await next(request, context)
             for field in fields { response.headers[field.name] = field.value }
@@ -34,5 +25,23 @@ struct RateLimitMiddleware: RouterMiddleware {
         } catch {
             throw ErrorMapping.apiError(for: error, requestID: context.requestID, logger: context.logger).adding(fields)
         }
+    }
+
+    static func headers(_ decision: RateLimiter.Decision) -> HTTPFields {
+        var fields: HTTPFields = [
+            .xRateLimitLimit: String(decision.limit),
+            .xRateLimitRemaining: String(decision.remaining),
+            .xRateLimitReset: String(decision.resetAt),
+        ]
+        if !decision.allowed { fields[.retryAfter] = String(decision.retryAfter) }
+        return fields
+    }
+
+    /// The 429 for a refused `decision`; `what` names what is limited.
+    static func refusal(_ decision: RateLimiter.Decision, of what: String) -> APIError {
+        APIError(.tooManyRequests, "RateLimitError",
+                 "too many \(what): the limit is \(decision.limit) per minute; retry in \(decision.retryAfter) s",
+                 details: ["limit_per_minute": String(decision.limit), "retry_after_seconds": String(decision.retryAfter)],
+                 headers: headers(decision))
     }
 }

@@ -32,7 +32,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         if accessLog {
             context.logger.info("request", metadata: [
                 "method": .string(request.method.rawValue),
-                "path": .string(request.uri.path),
+                "path": .string(Self.redacted(request.uri.path)),
                 "route": .string(route),
                 "status": .stringConvertible(response.status.code),
                 "duration_ms": .string(Self.milliseconds(elapsed)),
@@ -41,6 +41,16 @@ struct RequestLogMiddleware: RouterMiddleware {
             ])
         }
         return response
+    }
+
+    /// The path as the access log shows it: a path that is itself a credential (Mondrian's
+    /// signed `/image/source/<name>`, whose name carries its HMAC tag) keeps only its route.
+    /// Query strings (result URLs' signatures) are never logged; tokens travel in headers only.
+    static func redacted(_ path: String) -> String {
+        for prefix in ["/image/source/"] where path.hasPrefix(prefix) {
+            return prefix + "[redacted]"
+        }
+        return path.count > 512 ? String(path.prefix(512)) + "…" : path
     }
 
     static func format(_ duration: Duration) -> String {

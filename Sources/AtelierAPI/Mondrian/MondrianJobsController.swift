@@ -59,15 +59,16 @@ struct MondrianJobsController: Sendable {
 
     @Sendable func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
         let queue = self.queue
-        let (id, owner) = (try JobsController.jobID(context), try context.requirePrincipal().owner)
+        let (id, principal) = (try JobsController.jobID(context), try context.requirePrincipal())
+        let owner = principal.owner
         var job = try await OwnTaskStack.run { [self] in try await self.job(id, owner: owner) }
-        let resume = try Self.resumePoint(request.headers[.lastEventID] ?? request.uri.queryParameters["last_event_id"].map(String.init))
+        let resume = try JobsController.lastEventID(request, allowParts: true)
         var formatter = MondrianStreamFormatter(jobID: job.id, facts: .init(job), queue: queue, blobs: blobs)
         var prelude = "retry: 2000\n" + formatter.connected()
         var after: Int64 = 0
         if let resume {
             after = resume.eventID
-            if let parts = resume.parts {
+            if let parts = resume.part {
                 after = resume.eventID - 1
                 formatter.resumeInside = (resume.eventID, parts)
             }
@@ -87,26 +88,13 @@ struct MondrianJobsController: Sendable {
                 var current = MondrianJobData(job: job, latestProgress: progress)
                 if progress == nil { current.progress_percentage = 0 }
                 formatter.last = current
-                prelude += formatter.statusUpdate(current, eventID: latest.map { String($0.id) })
+                // A job with no event yet (queued, not claimed) is at 0: resuming from "0" replays everything.
+                prelude += formatter.statusUpdate(current, eventID: String(latest?.id ?? 0))
                 after = latest?.id ?? 0
             }
         }
-        return JobEventFeed(queue: queue, hub: hub).response(
-            jobID: job.id, finishedAtStart: job.state.isFinished, after: after, prelude: prelude, formatter: formatter)
-    }
-
-    /// `N` (after event N) or `N.k` (after part k of event N's end group).
-    static func resumePoint(_ header: String?) throws -> (eventID: Int64, parts: Int?)? {
-        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        let pieces = header.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(pieces.count), let id = Int64(pieces[0]), id >= 0 else {
-            throw APIError.validation("Last-Event-ID must be an event id from this stream (like 42 or 42.2)", field: "Last-Event-ID")
-        }
-        guard pieces.count == 2 else { return (id, nil) }
-        guard let part = Int(pieces[1]), (1...3).contains(part), id >= 1 else {
-            throw APIError.validation("Last-Event-ID must be an event id from this stream (like 42 or 42.2)", field: "Last-Event-ID")
-        }
-        return (id, part)
+        return try JobEventFeed(queue: queue, hub: hub).response(
+            jobID: job.id, principal: principal, finishedAtStart: job.state.isFinished, after: after, prelude: prelude, formatter: formatter)
     }
 
     @Sendable func analysis(_ request: Request, context: APIRequestContext) async throws -> Response {

@@ -40,7 +40,7 @@ struct MondrianUploadController: Sendable {
 
     @Sendable func upload(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        let body = try await JobsController.collectBody(request, limit: maxUploadBytes)
+        let body = try await RequestBodies.collect(request, limit: maxUploadBytes)
         guard let media = request.headers[.contentType].flatMap(MediaType.init), media.type == "multipart/form-data" else {
             throw APIError.unsupportedMediaType("send the image as multipart/form-data with an 'image' file part")
         }

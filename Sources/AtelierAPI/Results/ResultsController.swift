@@ -40,31 +40,6 @@ struct ResultsController: Sendable {
     }
 }
 
-/// One `bytes=` range (RFC 9110 §14.1.2). Several ranges are answered with the whole file.
-enum ByteRange: Equatable {
-    case whole
-    case range(Range<Int>)
-    case unsatisfiable
-
-    static func parse(_ header: String, size: Int) -> ByteRange {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.lowercased().hasPrefix("bytes="), !text.contains(",") else { return .whole }
-        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return .whole }
-        if parts[0].isEmpty {
-            guard let suffix = Int(parts[1]), suffix >= 0 else { return .whole }
-            guard suffix > 0 else { return .unsatisfiable }
-            return .range(max(0, size - suffix)..<size)
-        }
-        guard let start = Int(parts[0]), start >= 0 else { return .whole }
-        guard start < size else { return .unsatisfiable }
-        if parts[1].isEmpty { return .range(start..<size) }
-        guard let end = Int(parts[1]), end >= start else { return .whole }
-        return .range(start..<min(end + 1, size))
-    }
-}
-
 /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) for Last-Modified.
 enum HTTPDate {
     static func format(_ date: Date) -> String {

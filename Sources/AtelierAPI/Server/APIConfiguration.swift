@@ -18,8 +18,24 @@ public struct APIConfiguration: Sendable {
     public var maxUploadBytes = 25 * 1024 * 1024
     /// `ATELIER_OPEN_ACCESS=true`: no credential needed, every caller is `anonymous`. LAN demos only.
     public var openAccess = false
-    /// `ATELIER_RATE_LIMIT`: requests per minute per client (credential or IP); 0 turns it off.
+    /// `ATELIER_RATE_LIMIT`: requests per minute per proven token (per IP address on public
+    /// routes and under open access); 0 turns it off.
     public var rateLimitPerMinute = 1200
+    /// `ATELIER_UNAUTHENTICATED_RATE_LIMIT`: requests per minute per IP address whose credential
+    /// is not yet known good (a token's first request in a minute, wrong tokens); each may cost
+    /// a database lookup, so this is what bounds a flood of made-up tokens. 0 turns it off.
+    public var unauthenticatedRateLimitPerMinute = 120
+    /// `ATELIER_MAX_ACTIVE_JOBS_PER_OWNER`: jobs one owner may have waiting or running (429 past it); 0: no limit.
+    public var maxActiveJobsPerOwner = 10_000
+    /// `ATELIER_MAX_STORED_BYTES_PER_OWNER`: bytes of uploaded images one owner's unpurged jobs may keep; 0: no limit.
+    public var maxStoredBytesPerOwner = 10 * 1024 * 1024 * 1024
+    /// `ATELIER_MAX_STREAMS`: open event streams per API process; `ATELIER_MAX_STREAMS_PER_OWNER`: per owner.
+    public var maxStreams = 10_000
+    public var maxStreamsPerOwner = 100
+    /// `ATELIER_HTTP_IDLE_TIMEOUT`: a connection that sends nothing for this long while idle or
+    /// while its request is being read is closed (slow or stalled clients); responses being
+    /// written (event streams) are not cut.
+    public var httpIdleTimeout: Duration = .seconds(60)
     /// `ATELIER_CAPTION_RATE_LIMIT`: `/api/generateCaption` requests per minute per client IP
     /// (the caption app's documented 60); 0 turns it off.
     public var captionRateLimitPerMinute = 60

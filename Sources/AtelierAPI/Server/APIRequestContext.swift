@@ -7,6 +7,15 @@ public struct Principal: Sendable, Equatable {
     public var owner: String
     /// The token's name, or `anonymous` under open access.
     public var name: String
+    /// The SHA-256 of the credential that proved it (nil under open access): the key of its
+    /// rate limit, and how its open streams are found when it is revoked.
+    public var tokenHash: String?
+
+    public init(owner: String, name: String, tokenHash: String? = nil) {
+        self.owner = owner
+        self.name = name
+        self.tokenHash = tokenHash
+    }
 
     public static let anonymous = Principal(owner: "anonymous", name: "anonymous")
 }

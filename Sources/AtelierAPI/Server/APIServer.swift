@@ -45,10 +45,13 @@ public final class APIServer: Sendable {
                                  logger: logger)
         self.metrics = APIMetrics()
         self.publicBase = PublicBaseURL(configuration.baseURL)
-        self.authenticator = Authenticator(tokens: AppTokens(queue: queue), notifier: notifier,
-                                           openAccess: configuration.openAccess)
+        self.authenticator = Authenticator(
+            tokens: AppTokens(queue: queue), notifier: notifier, openAccess: configuration.openAccess,
+            addressLimiter: configuration.unauthenticatedRateLimitPerMinute > 0
+                ? RateLimiter(perMinute: configuration.unauthenticatedRateLimitPerMinute) : nil)
         self.cache = JobViewCache(notifier: notifier)
-        self.hub = EventHub(notifier: notifier)
+        self.hub = EventHub(notifier: notifier, limits: .init(streams: configuration.maxStreams,
+                                                              streamsPerOwner: configuration.maxStreamsPerOwner))
     }
 
     /// The router with every route and middleware.
@@ -65,15 +68,19 @@ public final class APIServer: Sendable {
         if let limiter { results.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         ResultsController(blobs: blobs, signer: signer).register(on: results)
 
-        let intake = JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits)
+        let intake = JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits,
+                               quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
+                                                   maxStoredBytes: configuration.maxStoredBytesPerOwner))
         GenerateCaptionController(
             queue: queue, intake: intake, hub: hub, blobs: blobs, authenticator: authenticator,
             limiter: configuration.captionRateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.captionRateLimitPerMinute) : nil,
             timeout: configuration.captionTimeout).register(on: router)
 
+        // Authentication first: the rate limit is keyed on the proven token, never on one that
+        // was only presented (unproven requests are limited per address inside AuthMiddleware).
         let v1 = router.group("v1")
-        if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         v1.add(middleware: AuthMiddleware(authenticator: authenticator))
+        if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         JobsController(queue: queue, intake: intake, cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
         let search = SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
@@ -83,8 +90,8 @@ public final class APIServer: Sendable {
 
         // Mondrian's routes (CONTRACTS §2) at the root, as its app calls them, with its token header.
         let mondrian = router.group()
-        if let limiter { mondrian.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         mondrian.add(middleware: AuthMiddleware(authenticator: authenticator))
+        if let limiter { mondrian.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         MondrianUploadController(queue: queue, intake: intake, signer: signer, base: publicBase,
                                  maxUploadBytes: configuration.maxUploadBytes).register(on: mondrian)
         MondrianJobsController(queue: queue, hub: hub, blobs: blobs).register(on: mondrian)
@@ -108,11 +115,16 @@ public final class APIServer: Sendable {
             BackgroundTask(name: "postgres-pool") { [queue] in await queue.run() },
             BackgroundTask(name: "listener") { [notifier] in await notifier.run() },
             BackgroundTask(name: "sse-keepalive") { [hub, configuration] in await hub.runTicks(every: configuration.sseKeepAlive) },
+            BackgroundTask(name: "stream-revoker") { [queue, notifier, hub, logger] in
+                await StreamRevoker(tokens: AppTokens(queue: queue), notifier: notifier, hub: hub, logger: logger).run()
+            },
         ]
         background += services
         let (configuration, publicBase) = (self.configuration, self.publicBase)
         return Application(
             router: try makeRouter(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()],
+                                                idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "atelier"),
             services: background,
             onServerRunning: { channel in

@@ -57,7 +57,7 @@ public struct OpenAIVisionProvider: VisionProvider {
 
     public func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
         let body: Data
-        do { body = try requestBody(photo) } catch { throw .providerFailed("the photo could not be prepared for the provider: \(error)") }
+        do { body = try requestBody(photo) } catch { throw .providerFailed("the photo could not be prepared for the provider", detail: "\(error)") }
         return try parse(try await complete(body))
     }
 
@@ -72,7 +72,7 @@ public struct OpenAIVisionProvider: VisionProvider {
                 "messages": [["role": "user", "content": request.prompt]],
             ] as [String: Any])
         } catch {
-            throw .providerFailed("the critique request could not be written: \(error)")
+            throw .providerFailed("the critique request could not be written", detail: "\(error)")
         }
         let data = try await complete(body)
         guard let answer = try? JSONDecoder().decode(Answer.self, from: data), let text = answer.choices?.first?.message?.content,
@@ -89,22 +89,24 @@ public struct OpenAIVisionProvider: VisionProvider {
             switch await send(body) {
             case .answer(let data):
                 return data
-            case .retry(_, let after) where attempt < configuration.maxRetries:
+            case .retry(_, _, let after) where attempt < configuration.maxRetries:
                 attempt += 1
                 let exponential = configuration.backoff * (1 << min(attempt - 1, 4))
                 try? await Task.sleep(for: after.map { min($0, .seconds(30)) } ?? min(exponential, .seconds(8)))
-            case .retry(let reason, _):
-                throw .providerFailed("the vision provider failed after \(attempt + 1) attempts: \(reason)")
-            case .fail(let reason):
-                throw .providerFailed(reason)
+            case .retry(let reason, let detail, _):
+                throw .providerFailed("the vision provider failed after \(attempt + 1) attempts: \(reason)", detail: detail)
+            case .fail(let reason, let detail):
+                throw .providerFailed(reason, detail: detail)
             }
         }
     }
 
+    /// Reasons are shown to clients (a status code, a timeout); details are the provider's or
+    /// the HTTP client's own words, for the log.
     enum Outcome {
         case answer(Data)
-        case retry(String, after: Duration?)
-        case fail(String)
+        case retry(String, detail: String?, after: Duration?)
+        case fail(String, detail: String?)
     }
 
     private func send(_ body: Data) async -> Outcome {
@@ -121,17 +123,23 @@ public struct OpenAIVisionProvider: VisionProvider {
             let bytes = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
             let status = response.status.code
             if status == 200 { return .answer(bytes) }
-            let detail = Self.errorMessage(bytes).map { ": \($0)" } ?? ""
+            let detail = Self.errorMessage(bytes)
             if status == 429 || status >= 500 {
-                let after = response.headers.first(name: "Retry-After").flatMap(Double.init).map { Duration.milliseconds(Int($0 * 1000)) }
-                return .retry("HTTP \(status)\(detail)", after: after)
+                return .retry("HTTP \(status)", detail: detail, after: Self.retryAfter(response.headers.first(name: "Retry-After")))
             }
-            return .fail("the vision provider refused the request: HTTP \(status)\(detail)")
+            return .fail("the vision provider refused the request: HTTP \(status)", detail: detail)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            return .retry("no answer within \(configuration.timeout)", after: nil)
+            return .retry("no answer within \(configuration.timeout)", detail: nil, after: nil)
         } catch {
-            return .retry("\(error)", after: nil)
+            return .retry("the vision provider could not be reached", detail: "\(error)", after: nil)
         }
+    }
+
+    /// `Retry-After` in seconds, as a provider sends it: whole or fractional, never trusted past
+    /// 30 s (and never turned into a number that cannot be represented).
+    static func retryAfter(_ text: String?) -> Duration? {
+        guard let text, let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds >= 0 else { return nil }
+        return .milliseconds(Int(min(seconds, 30) * 1000))
     }
 
     private func parse(_ data: Data) throws(VisionError) -> Caption {

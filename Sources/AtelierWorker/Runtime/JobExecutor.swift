@@ -68,7 +68,12 @@ struct JobExecutor: Sendable {
             if error is CancellationError {
                 return .released
             }
-            return failure(job: job, handler: handler, message: String(describing: error), permanent: false, logger: logger)
+            // Not one of ours: its text may name files or quote a library, so the job (which its
+            // client reads) says only what kind of error it was; the log has the rest.
+            logger.error("job attempt failed on an unexpected error", metadata: ["error": "\(String(reflecting: error))"])
+            return failure(job: job, handler: handler,
+                           message: "the worker hit an internal error (\(type(of: error))); it is retried, and the worker's log has the details",
+                           permanent: false, logger: logger)
         }
     }
 

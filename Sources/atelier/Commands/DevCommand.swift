@@ -3,6 +3,9 @@ import AtelierAPI
 import AtelierQueue
 import AtelierWorker
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -62,17 +65,19 @@ struct DevCommand: AsyncParsableCommand {
             }
 
             let apiQueue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
-            let server = try APIServer(configuration: configuration, queue: apiQueue, kinds: BuiltInKinds.catalog,
+            let server = try APIServer(configuration: configuration, queue: apiQueue, kinds: try BuiltInKinds.catalog(settings: settings),
                                        blobs: blobs, encoder: try settings.embeddingModel(), logger: logger)
             server.announce()
             let base = configuration.baseURL
+            // The token goes to a terminal only: a log file (./ops/run --detach) may be read by others.
+            let shown = isatty(STDOUT_FILENO) == 1 ? "\(token)   (kept in \(tokenFile))" : "kept in \(tokenFile)"
             let app = try server.makeApplication(services: workers) { _ in
                 FileHandle.standardOutput.write(Data("""
 
                     Atelier is running: the API and \(workerText). Ctrl-C stops it.
                       API:    \(base)
-                      token:  \(token)   (kept in \(tokenFile))
-                      try:    curl -H 'X-App-Token: \(token)' \(base)/v1/jobs
+                      token:  \(shown)
+                      try:    curl -H "X-App-Token: $(cat \(tokenFile))" \(base)/v1/jobs
                       docs:   \(base)/openapi.yaml · README.md "HTTP API"
 
                     """.utf8))

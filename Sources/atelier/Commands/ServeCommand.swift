@@ -30,7 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
             let url = try settings.databaseURL(flag: database.databaseURL)
             try await JobQueue.checkReachable(url, logger: logger)
             let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
-            let server = try APIServer(configuration: configuration, queue: queue, kinds: BuiltInKinds.catalog,
+            let server = try APIServer(configuration: configuration, queue: queue, kinds: try BuiltInKinds.catalog(settings: settings),
                                        encoder: try settings.embeddingModel(), logger: logger)
             try await APIRunner.requireSchema(url: url, logger: logger)
             server.announce()

@@ -47,6 +47,10 @@ struct WorkCommand: AsyncParsableCommand {
             let blobs = try settings.blobStore()
             var handlers = HandlerRegistry(try BuiltInKinds.handlers(blobs: blobs, settings: settings))
             if let kinds = kinds.map({ $0.split(separator: ",").map(String.init) }) ?? settings.list("ATELIER_KINDS") {
+                let diagnostic = Set(["noop", "sleep", "fail", "echo"]).intersection(kinds)
+                if !diagnostic.isEmpty, try !BuiltInKinds.diagnosticsEnabled(settings) {
+                    throw QueueError.invalidArgument("\(diagnostic.sorted().joined(separator: ", ")): diagnostic kinds run only with ATELIER_DIAGNOSTIC_KINDS=true")
+                }
                 do { handlers = try handlers.restricted(to: kinds) } catch { throw QueueError.invalidArgument("\(error)") }
             }
             let url = try settings.databaseURL(flag: database.databaseURL)

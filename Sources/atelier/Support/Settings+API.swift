@@ -71,6 +71,22 @@ extension Settings {
             guard limit >= 0 else { throw QueueError.configuration("ATELIER_RATE_LIMIT must be 0 (off) or more requests per minute") }
             configuration.rateLimitPerMinute = limit
         }
+        for (name, keyPath) in [("ATELIER_UNAUTHENTICATED_RATE_LIMIT", \APIConfiguration.unauthenticatedRateLimitPerMinute),
+                                ("ATELIER_MAX_ACTIVE_JOBS_PER_OWNER", \.maxActiveJobsPerOwner),
+                                ("ATELIER_MAX_STORED_BYTES_PER_OWNER", \.maxStoredBytesPerOwner)] {
+            if let value = try int(name) {
+                guard value >= 0 else { throw QueueError.configuration("\(name) must be 0 (no limit) or more") }
+                configuration[keyPath: keyPath] = value
+            }
+        }
+        for (name, keyPath) in [("ATELIER_MAX_STREAMS", \APIConfiguration.maxStreams), ("ATELIER_MAX_STREAMS_PER_OWNER", \.maxStreamsPerOwner)] {
+            if let value = try int(name) {
+                guard value >= 1 else { throw QueueError.configuration("\(name) must be at least 1") }
+                configuration[keyPath: keyPath] = value
+            }
+        }
+        configuration.httpIdleTimeout = try duration("ATELIER_HTTP_IDLE_TIMEOUT") ?? configuration.httpIdleTimeout
+        guard configuration.httpIdleTimeout >= .seconds(1) else { throw QueueError.configuration("ATELIER_HTTP_IDLE_TIMEOUT must be at least 1s") }
         if let limit = try int("ATELIER_CAPTION_RATE_LIMIT") {
             guard limit >= 0 else { throw QueueError.configuration("ATELIER_CAPTION_RATE_LIMIT must be 0 (off) or more requests per minute") }
             configuration.captionRateLimitPerMinute = limit
@@ -168,10 +184,17 @@ enum EmbeddingModelCache {
     }
 }
 
-/// The job kinds this build's workers run, as the API accepts them, and their handlers.
+/// The job kinds this build's workers run, as the API accepts them, and their handlers. The
+/// diagnostic kinds (`noop`, `sleep`, `fail`, `echo`) exist for tests and benchmarks: a `sleep`
+/// holds a worker slot for up to an hour, so they are off unless `ATELIER_DIAGNOSTIC_KINDS=true`.
 enum BuiltInKinds {
-    static var catalog: JobKindCatalog {
-        JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload])
+    static func diagnosticsEnabled(_ settings: Settings) throws -> Bool {
+        try settings.bool("ATELIER_DIAGNOSTIC_KINDS") ?? false
+    }
+
+    static func catalog(settings: Settings) throws -> JobKindCatalog {
+        JobKindCatalog((try diagnosticsEnabled(settings) ? JobKindCatalog.diagnostics : [])
+            + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload])
     }
 
     static func handlers(blobs: any BlobStore, settings: Settings) throws -> [any JobHandler] {
@@ -179,7 +202,7 @@ enum BuiltInKinds {
         guard (64...16_384).contains(maxSide) else {
             throw QueueError.configuration("ATELIER_STYLIZE_MAX_SIDE must be within 64…16384, got \(maxSide)")
         }
-        var handlers: [any JobHandler] = DiagnosticHandlers.all(blobs: blobs)
+        var handlers: [any JobHandler] = (try diagnosticsEnabled(settings) ? DiagnosticHandlers.all(blobs: blobs) : [])
             + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]
         let vision = try settings.visionProvider()
         if let encoder = try settings.embeddingModel() {

@@ -1,0 +1,44 @@
+@testable import AtelierAPI
+import XCTest
+
+/// The request-header parsers a client controls byte for byte: they answer, never trap.
+final class RequestParsingTests: XCTestCase {
+    func testRangesThatOverflowOrMislead() {
+        let size = 1000
+        // The review's crash: end + 1 on Int.max.
+        XCTAssertEqual(ByteRange.parse("bytes=0-9223372036854775807", size: size), .range(0..<1000))
+        XCTAssertEqual(ByteRange.parse("bytes=0-99999999999999999999999999", size: size), .range(0..<1000))
+        XCTAssertEqual(ByteRange.parse("bytes=10-9223372036854775806", size: size), .range(10..<1000))
+        XCTAssertEqual(ByteRange.parse("bytes=9223372036854775807-", size: size), .unsatisfiable)
+        XCTAssertEqual(ByteRange.parse("bytes=99999999999999999999-5", size: size), .unsatisfiable)
+        XCTAssertEqual(ByteRange.parse("bytes=-9223372036854775807", size: size), .range(0..<1000))
+        XCTAssertEqual(ByteRange.parse("bytes=-99999999999999999999", size: size), .range(0..<1000))
+        // Ordinary ones.
+        XCTAssertEqual(ByteRange.parse("bytes=8-23", size: size), .range(8..<24))
+        XCTAssertEqual(ByteRange.parse("bytes=999-999", size: size), .range(999..<1000))
+        XCTAssertEqual(ByteRange.parse("bytes=990-", size: size), .range(990..<1000))
+        XCTAssertEqual(ByteRange.parse("bytes=-12", size: size), .range(988..<1000))
+        XCTAssertEqual(ByteRange.parse("  BYTES=0-0 ", size: size), .range(0..<1))
+        XCTAssertEqual(ByteRange.parse("bytes=1000-", size: size), .unsatisfiable)
+        XCTAssertEqual(ByteRange.parse("bytes=-0", size: size), .unsatisfiable)
+        // Reversed, several, signed, spaced, other units, garbage: the whole file.
+        for header in ["bytes=9-3", "bytes=0-1,5-9", "bytes=+5-9", "bytes=-+5", "bytes=--5", "bytes=5--9",
+                       "bytes=0x10-", "bytes= 5-9", "bytes=5 -9", "bytes=", "bytes=-", "items=0-5", "bytes",
+                       "", "bytes=\u{0660}-5", "bytes=５-9", String(repeating: "9", count: 10_000)] {
+            XCTAssertEqual(ByteRange.parse(header, size: size), .whole, header)
+        }
+        XCTAssertEqual(ByteRange.parse("bytes=0-5", size: 0), .whole)
+    }
+
+    func testLastEventIDs() throws {
+        XCTAssertNil(try LastEventID.parse(nil, allowParts: true))
+        XCTAssertNil(try LastEventID.parse("  ", allowParts: true))
+        XCTAssertEqual(try LastEventID.parse("42", allowParts: false), LastEventID(eventID: 42, part: nil))
+        XCTAssertEqual(try LastEventID.parse(" 42.2 ", allowParts: true), LastEventID(eventID: 42, part: 2))
+        XCTAssertEqual(try LastEventID.parse("999999999999999999", allowParts: false)?.eventID, 999_999_999_999_999_999)
+        for header in ["9223372036854775807", "9223372036854775808", "99999999999999999999", "-1", "+1", "4 2",
+                       "42.", ".2", "42.0", "42.4", "0.1", "42.2.1", "42.99999999999999999999", "abc", "٤٢", "42.2"] {
+            XCTAssertThrowsError(try LastEventID.parse(header, allowParts: header == "42.2" ? false : true), header)
+        }
+    }
+}
