@@ -73,7 +73,9 @@ struct DocumentsController: Sendable {
         return object
     }
 
-    static func text(_ object: [String: Any], _ field: String, max: Int, required: Bool) throws -> String? {
+    /// A non-blank string field of at most `max` characters; `stored` ones (question, answer)
+    /// may not hold NUL, which PostgreSQL cannot store.
+    static func text(_ object: [String: Any], _ field: String, max: Int, required: Bool, stored: Bool = true) throws -> String? {
         guard let value = object[field], !(value is NSNull) else {
             if required { throw APIError.validation("\(field) is required", field: field) }
             return nil
@@ -81,15 +83,30 @@ struct DocumentsController: Sendable {
         guard let text = (value as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.count <= max else {
             throw APIError.validation("\(field) must be a non-empty string of at most \(max) characters", field: field)
         }
+        guard !stored || !StorableText.hasNUL(text) else {
+            throw APIError.validation("\(field) must not contain NUL characters", field: field)
+        }
         return text
     }
 
     static func metadata(_ object: [String: Any]) throws -> String? {
+        if let value = object["metadata"], StorableText.hasNUL(value) {
+            throw APIError.validation("metadata must not contain NUL characters, in keys or values", field: "metadata")
+        }
         do {
             return try IndexRequest.metadataJSON(object["metadata"])
         } catch {
             throw APIError.validation(error.message, field: error.field)
         }
+    }
+
+    /// `?collection=`: a collection name (letters, digits, `_ . -`, at most 64), as documents are stored under.
+    static func collectionFilter(_ value: Substring?) throws -> String? {
+        guard let value else { return nil }
+        guard IndexRequest.isCollectionName(String(value)) else {
+            throw APIError.validation("collection must be 1–64 letters, digits, '_', '.' or '-'", field: "collection")
+        }
+        return String(value)
     }
 
     static func checkFields(_ object: [String: Any], allowed: Set<String>) throws {
@@ -138,7 +155,7 @@ struct DocumentsController: Sendable {
         let query = request.uri.queryParameters
         let page = try JobsController.integer(query["page"].map(String.init), name: "page", default: 1, range: 1...1_000_000)
         let limit = try JobsController.integer(query["limit"].map(String.init), name: "limit", default: 20, range: 1...100)
-        let (found, total) = try await documents.list(owner: principal.owner, collection: query["collection"].map(String.init),
+        let (found, total) = try await documents.list(owner: principal.owner, collection: try Self.collectionFilter(query["collection"]),
                                                       limit: limit, offset: (page - 1) * limit)
         let pages = total == 0 ? 0 : (total + limit - 1) / limit
         return try JobsController.json(Page(data: found.map { View($0) },
@@ -196,10 +213,13 @@ struct DocumentsController: Sendable {
         let principal = try context.requirePrincipal()
         let object = try await Self.body(request)
         try Self.checkFields(object, allowed: ["query", "top_k", "min_similarity", "collection"])
-        let query = try Self.text(object, "query", max: SearchQuery.maxQueryLength, required: true)!
+        let query = try Self.text(object, "query", max: SearchQuery.maxQueryLength, required: true, stored: false)!
         let topK = try SearchQuery.integer(object["top_k"], field: "top_k", range: 1...50) ?? 3
         let minimum = try SearchQuery.number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0.6
         let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
+        guard IndexRequest.isCollectionName(collection) else {
+            throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
+        }
         guard let encoder else {
             throw APIError.unavailable("search is not available: ATELIER_MODEL_DIR is not set on this API process")
         }
@@ -217,6 +237,19 @@ struct DocumentsController: Sendable {
             matches.append(Match(document: View(document), similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000))
         }
         return try JobsController.json(Answer(query: query, results: matches, total: matches.count))
+    }
+}
+
+/// Text PostgreSQL can store: `text` and `jsonb` refuse the NUL character, so a request that
+/// carries one is refused here, naming the field, rather than failing in the database.
+enum StorableText {
+    static func hasNUL(_ value: Any) -> Bool {
+        switch value {
+        case let text as String: return text.unicodeScalars.contains("\u{0}")
+        case let object as [String: Any]: return object.contains { hasNUL($0.key) || hasNUL($0.value) }
+        case let array as [Any]: return array.contains(where: hasNUL)
+        default: return false
+        }
     }
 }
 

@@ -3,13 +3,14 @@ import Hummingbird
 import NIOCore
 
 /// `GET /openapi.yaml`: the API description built into this binary (``OpenAPIDocument``), with
-/// the server URL set to the public base URL. A test checks it against the routes.
+/// the server URL set to the public base URL and the job kinds this server accepts
+/// (``OpenAPIJobKinds``). A test checks it against the routes.
 struct OpenAPIController: Sendable {
     let template: String
     let base: PublicBaseURL
 
-    init(base: PublicBaseURL) {
-        template = OpenAPIDocument.yaml
+    init(base: PublicBaseURL, kinds: JobKindCatalog) {
+        template = OpenAPIJobKinds.render(OpenAPIDocument.yaml, kinds: kinds.names)
         self.base = base
     }
 

@@ -77,6 +77,7 @@ paths:
       responses:
         "200": { description: headers only }
         "403": { $ref: "#/components/responses/Forbidden" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs:
     post:
       summary: Create a job
@@ -90,41 +91,42 @@ paths:
         with `details.field = image`. A repeated `Idempotency-Key` from the same owner returns
         the first job (with `Idempotent-Replayed: true`).
       parameters:
-        - { name: Idempotency-Key, in: header, required: false, schema: { type: string, maxLength: 255 } }
-        - { name: X-Request-ID, in: header, required: false, schema: { type: string, maxLength: 128 } }
+        - { name: Idempotency-Key, in: header, required: false, schema: { type: string, minLength: 1, maxLength: 255 } }
+        - { name: X-Request-ID, in: header, required: false, description: "kept when printable and at most 128 bytes, else replaced by a new id", schema: { type: string } }
       requestBody:
         required: true
         content:
           multipart/form-data:
             schema:
+              description: |
+                An image with a `kind` ({{IMAGE_KINDS}}). Also taken: a `style_id` without `kind`
+                (stylize, the Caricature app's form), `options` (a JSON
+                object), `params` (stylize: JSON {intensity, eyes, nose, mouth, jaw}, each 0…1),
+                `warp` (stylize: a JSON list like the JSON body's), and any other text field, which
+                becomes an option.
               type: object
+              required: [image, kind]
               properties:
-                image: { type: string, format: binary }
-                kind: { type: string }
-                options: { type: string, description: JSON object }
-                params: { type: string, description: "stylize: JSON {intensity, eyes, nose, mouth, jaw}, each 0…1" }
+                image: { type: string, format: binary, description: "JPEG, PNG, HEIC or WebP" }
+                kind: { type: string, enum: [{{IMAGE_KINDS}}] }
                 style_id: { type: string, enum: [cartoon, sketch, pop_art, watercolor, comic] }
                 output: { type: string, enum: [jpeg, png], description: "stylize: the result's format (default jpeg)" }
-                warp:
-                  type: string
-                  description: |
-                    stylize: JSON list (at most 32) of {type: bump|pinch, x, y, radius, scale}, pixels of
-                    the upright upload, origin top-left; bump scale −1…1, pinch scale 0…2 (Core Image's
-                    CIBumpDistortion / CIPinchDistortion), applied in order before the style.
           application/json:
             schema:
-              type: object
-              required: [kind]
-              properties:
-                kind: { type: string }
-                options: { type: object, additionalProperties: true }
-                image: { type: string, description: "base64 (a data: URI prefix is allowed)" }
+              description: "`{kind, options, image}` for one of the kinds this server accepts: {{JOB_KINDS}}"
+              oneOf:
+                - {{JOB_BODY_REFS}}
       responses:
         "200":
           description: created (or replayed with the same Idempotency-Key)
           content:
             application/json:
               schema: { $ref: "#/components/schemas/CreatedJob" }
+          links:
+            GetJob: { operationRef: "#/paths/~1v1~1jobs~1{id}/get", parameters: { id: "$response.body#/id" } }
+            FollowJob: { operationRef: "#/paths/~1v1~1jobs~1{id}~1events/get", parameters: { id: "$response.body#/id" } }
+            CancelJob: { operationRef: "#/paths/~1v1~1jobs~1{id}/delete", parameters: { id: "$response.body#/id" } }
+            CancelJobByPost: { operationRef: "#/paths/~1v1~1jobs~1{id}~1cancel/post", parameters: { id: "$response.body#/id" } }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "413": { $ref: "#/components/responses/Error" }
@@ -133,10 +135,10 @@ paths:
     get:
       summary: The caller's jobs, newest first
       parameters:
-        - { name: page, in: query, schema: { type: integer, minimum: 1, default: 1 } }
+        - { name: page, in: query, schema: { type: integer, minimum: 1, maximum: 1000000, default: 1 } }
         - { name: limit, in: query, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
-        - { name: status, in: query, description: "pending, succeeded, failed (comma list)", schema: { type: string } }
-        - { name: state, in: query, description: "queued, running, succeeded, failed, cancelled (comma list)", schema: { type: string } }
+        - { name: status, in: query, description: "pending, succeeded, failed (comma list)", schema: { type: string, pattern: "^((pending|succeeded|failed)(,(pending|succeeded|failed))*)?$" } }
+        - { name: state, in: query, description: "queued, running, succeeded, failed, cancelled (comma list)", schema: { type: string, pattern: "^((queued|running|succeeded|failed|cancelled)(,(queued|running|succeeded|failed|cancelled))*)?$" } }
         - { name: kind, in: query, description: comma list, schema: { type: string } }
       responses:
         "200":
@@ -146,6 +148,7 @@ paths:
               schema: { $ref: "#/components/schemas/JobPage" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs/{id}:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -162,6 +165,7 @@ paths:
         "304": { description: not modified }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     delete:
       summary: Cancel a job (queued at once; running when its worker stops it)
       responses:
@@ -173,6 +177,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs/{id}/cancel:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -186,11 +191,13 @@ paths:
               schema: { $ref: "#/components/schemas/Job" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/jobs/{id}/events:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
-      - { name: Last-Event-ID, in: header, required: false, description: resume after this event id, schema: { type: string } }
-      - { name: last_event_id, in: query, required: false, description: same as the header, schema: { type: integer } }
+      - { name: Last-Event-ID, in: header, required: false, description: "resume after this event id (empty: from the start)", schema: { type: string, pattern: "^([0-9]{1,18})?$" } }
+      - { name: last_event_id, in: query, required: false, description: "same as the header (the header wins)", schema: { type: integer, minimum: 0, maximum: 9223372036854775807 } }
     get:
       summary: Server-Sent Events for one job
       description: |
@@ -200,11 +207,14 @@ paths:
         comments on idle streams. The stream ends after the terminal event.
       responses:
         "200":
-          description: event stream
+          description: the event stream (the schema describes one event, as OpenAPI 3.1 tools read it)
           content:
-            text/event-stream: { schema: { type: string } }
+            text/event-stream:
+              schema: { $ref: "#/components/schemas/JobStreamEvent" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+        "400": { $ref: "#/components/responses/BadRequest" }
   /api/generateCaption:
     post:
       summary: Caption an image (the caption app's API, CONTRACTS §1)
@@ -214,8 +224,9 @@ paths:
         it. The image is deleted when the job ends. Errors use the app's own shape
         `{success: false, error: {code, message, timestamp}}`: AUTH_001 401, VAL_001 400 (bad
         JSON, missing field, bad base64, unsupported mimeType, not an image, over 5 MB of
-        base64), AI_001 500 (provider failed or timed out), METHOD_001 405, RATE_001 429 (per
-        client IP; `X-RateLimit-*` headers on every answer). Token in `X-App-Token`.
+        base64), AI_001 500 (provider failed or timed out), RATE_001 429 (per client IP; `X-RateLimit-*`
+        headers on every answer). Any other method is METHOD_001 405 with `Allow: POST`. Token in
+        `X-App-Token`.
       requestBody:
         required: true
         content:
@@ -263,30 +274,6 @@ paths:
         "401": { $ref: "#/components/responses/CaptionError" }
         "429": { $ref: "#/components/responses/CaptionError" }
         "500": { $ref: "#/components/responses/CaptionError" }
-    get:
-      summary: Not allowed (METHOD_001)
-      responses:
-        "405": { $ref: "#/components/responses/CaptionError" }
-    put:
-      summary: Not allowed (METHOD_001)
-      responses:
-        "405": { $ref: "#/components/responses/CaptionError" }
-    delete:
-      summary: Not allowed (METHOD_001)
-      responses:
-        "405": { $ref: "#/components/responses/CaptionError" }
-    patch:
-      summary: Not allowed (METHOD_001)
-      responses:
-        "405": { $ref: "#/components/responses/CaptionError" }
-    head:
-      summary: Not allowed (METHOD_001)
-      responses:
-        "405": { $ref: "#/components/responses/CaptionError" }
-    options:
-      summary: Not allowed (METHOD_001)
-      responses:
-        "405": { $ref: "#/components/responses/CaptionError" }
   /v1/search:
     post:
       summary: Semantic search over the caller's indexed items
@@ -304,10 +291,10 @@ paths:
               required: [query]
               additionalProperties: false
               properties:
-                query: { type: string, maxLength: 2000 }
-                top_k: { type: integer, minimum: 1, maximum: 100, default: 5 }
-                collection: { type: string }
-                min_similarity: { type: number, minimum: 0, maximum: 1, default: 0 }
+                query: { $ref: "#/components/schemas/SearchText" }
+                top_k: { type: [integer, "null"], minimum: 1, maximum: 100, default: 5 }
+                collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }] }
+                min_similarity: { type: [number, "null"], minimum: 0, maximum: 1, default: 0 }
       responses:
         "200":
           description: the nearest items, most similar first
@@ -359,8 +346,10 @@ paths:
                         focus_areas: { type: array, items: { type: string } }
                         image_url: { type: string, format: uri }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /advisor_image/{file}:
     get:
+      security: []
       summary: An advisor's generated picture (public, PNG)
       parameters:
         - { name: file, in: path, required: true, schema: { type: string, example: ansel.png } }
@@ -386,9 +375,10 @@ paths:
             schema:
               type: object
               required: [image, advisor]
+              additionalProperties: false
               properties:
                 image: { type: string, format: binary, description: "JPEG, PNG, HEIC or WebP" }
-                advisor: { type: string, description: "an advisor id, all, random, or ids separated by commas", example: ansel }
+                advisor: { $ref: "#/components/schemas/AdvisorChoice" }
                 auto_analyze: { type: string, enum: ["true", "false"], default: "true" }
                 auto_index: { type: string, enum: ["true", "false"], default: "false" }
       responses:
@@ -406,6 +396,14 @@ paths:
                   status: { type: string, enum: [queued] }
                   status_url: { type: string, format: uri }
                   stream_url: { type: string, format: uri }
+          links:
+            Status: { operationRef: "#/paths/~1status~1{id}/get", parameters: { id: "$response.body#/job_id" } }
+            Stream: { operationRef: "#/paths/~1stream~1{id}/get", parameters: { id: "$response.body#/job_id" } }
+            Analysis: { operationRef: "#/paths/~1analysis~1{id}/get", parameters: { id: "$response.body#/job_id" } }
+            SourceImage: { operationRef: "#/paths/~1image~1source~1{filename}/get", parameters: { filename: "$response.body#/filename" } }
+            Index:
+              operationRef: "#/paths/~1index/post"
+              requestBody: { job_id: "$response.body#/job_id", image_path: "source/{$response.body#/filename}" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "413": { $ref: "#/components/responses/Error" }
@@ -424,6 +422,7 @@ paths:
               schema: { $ref: "#/components/schemas/MondrianJobStatus" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /stream/{id}:
     get:
       summary: A Mondrian job's progress as Server-Sent Events
@@ -437,15 +436,17 @@ paths:
         `status_update` with status `failed` and an `error`, then `done`.
       parameters:
         - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
-        - { name: Last-Event-ID, in: header, required: false, schema: { type: string, example: "42" } }
+        - { name: Last-Event-ID, in: header, required: false, description: "an event id of this stream: N, or N.1–N.3 inside the end group", schema: { type: string, pattern: "^ *([0-9]{1,18}|[1-9][0-9]{0,17}\\.[1-3])? *$", example: "42" } }
       responses:
         "200":
-          description: the event stream
+          description: the event stream (the schema describes one event, as OpenAPI 3.1 tools read it)
           content:
-            text/event-stream: { schema: { type: string } }
+            text/event-stream:
+              schema: { $ref: "#/components/schemas/MondrianStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /analysis/{id}:
     get:
       summary: A finished analysis's self-contained HTML report
@@ -459,6 +460,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /index:
     post:
       summary: Index a Mondrian upload's image for /search
@@ -477,7 +479,7 @@ paths:
               additionalProperties: false
               properties:
                 job_id: { type: string, format: uuid }
-                image_path: { type: string, description: "source/ + the filename /upload answered" }
+                image_path: { type: string, pattern: "^source/([^./\\\\]+\\.)*[^./\\\\]+$", description: "source/ + the filename /upload answered" }
       responses:
         "200":
           description: the indexed item
@@ -496,8 +498,10 @@ paths:
         "502": { $ref: "#/components/responses/Error" }
         "503": { $ref: "#/components/responses/Error" }
         "504": { $ref: "#/components/responses/Error" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /image/source/{filename}:
     get:
+      security: []
       summary: A Mondrian upload's image (public; the signed file name is the permission)
       parameters:
         - { name: filename, in: path, required: true, schema: { type: string } }
@@ -508,6 +512,7 @@ paths:
             image/*: { schema: { type: string, format: binary } }
         "404": { $ref: "#/components/responses/NotFound" }
     head:
+      security: []
       summary: The image's headers only
       parameters:
         - { name: filename, in: path, required: true, schema: { type: string } }
@@ -529,8 +534,8 @@ paths:
               required: [query]
               additionalProperties: false
               properties:
-                query: { type: string, maxLength: 2000 }
-                top_k: { type: integer, minimum: 1, maximum: 100, default: 10 }
+                query: { $ref: "#/components/schemas/SearchText" }
+                top_k: { type: [integer, "null"], minimum: 1, maximum: 100, default: 10 }
       responses:
         "200":
           description: the nearest images, most similar first
@@ -567,23 +572,33 @@ paths:
               required: [question, answer]
               additionalProperties: false
               properties:
-                question: { type: string, maxLength: 4000 }
-                answer: { type: string, maxLength: 8000 }
-                collection: { type: string, default: documents }
-                metadata: { type: object, additionalProperties: true }
+                question: { type: string, maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                answer: { type: string, maxLength: 8000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }], default: documents }
+                metadata: { oneOf: [{ $ref: "#/components/schemas/Metadata" }, { type: "null" }] }
       responses:
-        "201": { description: "the document, with index_job_id", content: { application/json: { schema: { $ref: "#/components/schemas/Document" } } } }
+        "201":
+          description: the document, with index_job_id
+          content: { application/json: { schema: { $ref: "#/components/schemas/Document" } } }
+          links:
+            GetDocument: { operationRef: "#/paths/~1v1~1documents~1{id}/get", parameters: { id: "$response.body#/id" } }
+            UpdateDocument: { operationRef: "#/paths/~1v1~1documents~1{id}/put", parameters: { id: "$response.body#/id" } }
+            DeleteDocument: { operationRef: "#/paths/~1v1~1documents~1{id}/delete", parameters: { id: "$response.body#/id" } }
+            GetIndexJob: { operationRef: "#/paths/~1v1~1jobs~1{id}/get", parameters: { id: "$response.body#/index_job_id" } }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     get:
       summary: The caller's documents, newest first (page, limit, collection)
       parameters:
-        - { name: page, in: query, required: false, schema: { type: integer, minimum: 1, default: 1 } }
+        - { name: page, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 1000000, default: 1 } }
         - { name: limit, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
-        - { name: collection, in: query, required: false, schema: { type: string } }
+        - { name: collection, in: query, required: false, schema: { $ref: "#/components/schemas/CollectionName" } }
       responses:
         "200": { description: "{data: [Document], pagination}" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+        "400": { $ref: "#/components/responses/BadRequest" }
   /v1/documents/search:
     post:
       summary: Documents by meaning (defaults top_k 3, min_similarity 0.6)
@@ -594,15 +609,18 @@ paths:
             schema:
               type: object
               required: [query]
+              additionalProperties: false
               properties:
-                query: { type: string }
-                top_k: { type: integer, minimum: 1, maximum: 50, default: 3 }
-                min_similarity: { type: number, minimum: 0, maximum: 1, default: 0.6 }
-                collection: { type: string, default: documents }
+                query: { $ref: "#/components/schemas/SearchText" }
+                top_k: { type: [integer, "null"], minimum: 1, maximum: 50, default: 3 }
+                min_similarity: { type: [number, "null"], minimum: 0, maximum: 1, default: 0.6 }
+                collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }], default: documents }
       responses:
         "200": { description: "{query, results: [{document, similarity}], total}" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "503": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
   /v1/documents/{id}:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -611,6 +629,8 @@ paths:
       responses:
         "200": { description: the document, content: { application/json: { schema: { $ref: "#/components/schemas/Document" } } } }
         "404": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     put:
       summary: Change question, answer or metadata; re-indexed by a new job (the last edit wins)
       requestBody:
@@ -620,19 +640,28 @@ paths:
             schema:
               type: object
               additionalProperties: false
+              description: at least one of question, answer, metadata (null means unchanged)
+              anyOf:
+                - { required: [question], properties: { question: { type: string } } }
+                - { required: [answer], properties: { answer: { type: string } } }
+                - { required: [metadata], properties: { metadata: { type: object } } }
               properties:
-                question: { type: string }
-                answer: { type: string }
-                metadata: { type: object, additionalProperties: true }
+                question: { type: [string, "null"], maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                answer: { type: [string, "null"], maxLength: 8000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                metadata: { oneOf: [{ $ref: "#/components/schemas/Metadata" }, { type: "null" }] }
       responses:
         "200": { description: "the document, with index_job_id" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "404": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
     delete:
       summary: Delete the document and its vector
       responses:
         "204": { description: deleted }
         "404": { $ref: "#/components/responses/Error" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
 components:
   securitySchemes:
     appToken: { type: apiKey, in: header, name: X-App-Token }
@@ -683,6 +712,166 @@ components:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }
   schemas:
+    {{JOB_BODY_SCHEMAS}}: {}
+    Base64Image:
+      type: string
+      contentEncoding: base64
+      contentMediaType: image/*
+      description: "a JPEG, PNG, HEIC or WebP image in base64 (a data: URI prefix is allowed)"
+    JobOptions:
+      type: object
+      description: options a kind that reads none still carries (kept in the job's payload); not `input`
+      additionalProperties: { $ref: "#/components/schemas/OptionValue" }
+      propertyNames: { $ref: "#/components/schemas/OptionName" }
+    OptionName: { type: string, not: { const: input }, maxLength: 64 }
+    OptionValue: {}
+    AdvisorChoice:
+      type: string
+      description: an advisor id, all, random, or advisor ids separated by commas
+      pattern: "^ *(all|random|({{ADVISORS}})( *, *({{ADVISORS}}))*) *$"
+      examples: [ansel, all, random, "ansel,hcb"]
+    StyleParams:
+      type: object
+      description: each 0…1; other names are ignored
+      properties:
+        intensity: { type: number, minimum: 0, maximum: 1 }
+        eyes: { type: number, minimum: 0, maximum: 1 }
+        nose: { type: number, minimum: 0, maximum: 1 }
+        mouth: { type: number, minimum: 0, maximum: 1 }
+        jaw: { type: number, minimum: 0, maximum: 1 }
+    Warp:
+      type: array
+      maxItems: 32
+      description: |
+        Distortions in pixels of the upright upload, origin top-left, applied in order before the
+        style (Core Image's CIBumpDistortion / CIPinchDistortion).
+      items:
+        oneOf:
+          - type: object
+            required: [type, x, y, radius, scale]
+            properties:
+              type: { const: bump }
+              x: { type: number, minimum: -100000, maximum: 100000 }
+              y: { type: number, minimum: -100000, maximum: 100000 }
+              radius: { type: number, minimum: 1, maximum: 100000 }
+              scale: { type: number, minimum: -1, maximum: 1 }
+          - type: object
+            required: [type, x, y, radius, scale]
+            properties:
+              type: { const: pinch }
+              x: { type: number, minimum: -100000, maximum: 100000 }
+              y: { type: number, minimum: -100000, maximum: 100000 }
+              radius: { type: number, minimum: 1, maximum: 100000 }
+              scale: { type: number, minimum: 0, maximum: 2 }
+    CollectionName: { type: string, pattern: "^[A-Za-z0-9_.-]{1,64}$" }
+    SearchText: { type: string, maxLength: 2000, pattern: "[^\\s\\x85]", description: "not blank" }
+    SourceKey: { type: string, minLength: 1, maxLength: 200, pattern: "^[^\\x00-\\x1f\\x7f-\\x9f]+$" }
+    Metadata:
+      type: object
+      description: a JSON object of at most 8 KB; PostgreSQL stores no NUL character, so none in its keys or strings
+      propertyNames: { $ref: "#/components/schemas/TextWithoutNUL" }
+      additionalProperties: { $ref: "#/components/schemas/JSONWithoutNUL" }
+    TextWithoutNUL: { type: string, pattern: "^[^\\x00]*$" }
+    JSONWithoutNUL:
+      anyOf:
+        - { $ref: "#/components/schemas/TextWithoutNUL" }
+        - { type: [number, boolean, "null"] }
+        - { type: array, items: { $ref: "#/components/schemas/JSONWithoutNUL" } }
+        - { type: object, propertyNames: { $ref: "#/components/schemas/TextWithoutNUL" }, additionalProperties: { $ref: "#/components/schemas/JSONWithoutNUL" } }
+    JobStreamEvent:
+      description: |
+        One event of /v1/jobs/{id}/events: first `snapshot` (the job; no id), then the job's
+        events with their id and type, their data a JSON object.
+      oneOf:
+        - type: object
+          required: [event, data]
+          properties:
+            event: { const: snapshot }
+            data: { type: string, contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/Job" } }
+        - type: object
+          required: [event, data, id]
+          properties:
+            event:
+              type: string
+              not: { const: snapshot }
+              pattern: "^[a-z_]+$"
+              examples: [running, progress, retrying, requeued, cancel_requested, succeeded, failed, cancelled]
+            id: { type: string, pattern: "^[0-9]+$" }
+            data: { type: string, contentMediaType: application/json, contentSchema: { type: object } }
+    MondrianStreamEvent:
+      description: |
+        One event of Mondrian's /stream/{id}: `connected`, `status_update`s (the job event's id; the
+        end group's parts `N.1`, `N.2`, `N.3`), `analysis_complete`, `done`.
+      oneOf:
+        - type: object
+          required: [event, data]
+          properties:
+            event: { const: connected }
+            data:
+              type: string
+              contentMediaType: application/json
+              contentSchema:
+                type: object
+                required: [type, job_id]
+                properties:
+                  type: { const: connected }
+                  job_id: { type: string, format: uuid }
+        - type: object
+          required: [event, data]
+          properties:
+            event: { const: status_update }
+            id: { type: string, pattern: "^[0-9]+(\\.1)?$" }
+            data:
+              type: string
+              contentMediaType: application/json
+              contentSchema:
+                type: object
+                required: [type, job_id, job_data]
+                properties:
+                  type: { const: status_update }
+                  job_id: { type: string, format: uuid }
+                  job_data: { $ref: "#/components/schemas/MondrianJobData" }
+        - type: object
+          required: [event, data, id]
+          properties:
+            event: { const: analysis_complete }
+            id: { type: string, pattern: "^[0-9]+\\.2$" }
+            data:
+              type: string
+              contentMediaType: application/json
+              contentSchema:
+                type: object
+                required: [type, job_id, analysis_html]
+                properties:
+                  type: { const: analysis_complete }
+                  job_id: { type: string, format: uuid }
+                  analysis_html: { type: string }
+        - type: object
+          required: [event, data, id]
+          properties:
+            event: { const: done }
+            id: { type: string, pattern: "^[0-9]+\\.3$" }
+            data:
+              type: string
+              contentMediaType: application/json
+              contentSchema:
+                type: object
+                required: [type, job_id]
+                properties:
+                  type: { const: done }
+                  job_id: { type: string, format: uuid }
+    MondrianJobData:
+      type: object
+      description: "Mondrian's job_data (CONTRACTS §2)"
+      required: [status, progress_percentage]
+      properties:
+        status: { type: string, enum: [queued, analyzing, indexing, processing, completed, failed] }
+        progress_percentage: { type: integer, minimum: 0, maximum: 100 }
+        current_step: { type: string, example: Conjuring Ansel Adams }
+        current_advisor: { type: integer }
+        total_advisors: { type: integer }
+        step_phase: { type: string, example: analyzing }
+        error: { type: string }
     MondrianJobStatus:
       type: object
       description: "Mondrian's job_data plus job_id"

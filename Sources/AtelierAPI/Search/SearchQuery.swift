@@ -1,3 +1,4 @@
+import AtelierSearch
 import Foundation
 import Hummingbird
 
@@ -30,8 +31,8 @@ struct SearchQuery: Sendable {
         let minimum = try number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0
         var collection: String?
         if let value = object["collection"], !(value is NSNull) {
-            guard let name = value as? String, (1...64).contains(name.count) else {
-                throw APIError.validation("collection must be a name of 1–64 characters", field: "collection")
+            guard let name = value as? String, IndexRequest.isCollectionName(name) else {
+                throw APIError.validation("collection must be 1–64 letters, digits, '_', '.' or '-' (as items are indexed under)", field: "collection")
             }
             collection = name
         }
@@ -40,7 +41,7 @@ struct SearchQuery: Sendable {
 
     static func integer(_ value: Any?, field: String, range: ClosedRange<Int>) throws -> Int? {
         guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, let integer = Int(exactly: number.doubleValue), range.contains(integer) else {
+        guard let number = value as? NSNumber, !isBoolean(number), let integer = Int(exactly: number.doubleValue), range.contains(integer) else {
             throw APIError.validation("\(field) must be a whole number within \(range.lowerBound)…\(range.upperBound)", field: field)
         }
         return integer
@@ -48,9 +49,14 @@ struct SearchQuery: Sendable {
 
     static func number(_ value: Any?, field: String, range: ClosedRange<Double>) throws -> Double? {
         guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, number.doubleValue.isFinite, range.contains(number.doubleValue) else {
+        guard let number = value as? NSNumber, !isBoolean(number), number.doubleValue.isFinite, range.contains(number.doubleValue) else {
             throw APIError.validation("\(field) must be a number within \(range.lowerBound)…\(range.upperBound)", field: field)
         }
         return number.doubleValue
+    }
+
+    /// JSON `true`/`false` arrive as NSNumbers of type "c" (char); they are not numbers here.
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
     }
 }

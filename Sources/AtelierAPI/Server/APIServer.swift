@@ -61,7 +61,7 @@ public final class APIServer: Sendable {
 
         HealthController(queue: queue, blobs: blobs, notifier: notifier, version: configuration.version).register(on: router)
         MetricsController(metrics: metrics, queue: queue).register(on: router)
-        OpenAPIController(base: publicBase).register(on: router)
+        OpenAPIController(base: publicBase, kinds: kinds).register(on: router)
 
         let limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
         let results = router.group()
@@ -100,6 +100,7 @@ public final class APIServer: Sendable {
         MondrianSearchController(search: search).register(on: mondrian)
         AdvisorsController(base: publicBase).register(list: mondrian, pictures: router)
         MondrianSourceImageController(queue: queue, blobs: blobs, signer: signer).register(on: router)
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.path.description, $0.method.rawValue) }))
         return router
     }
 
