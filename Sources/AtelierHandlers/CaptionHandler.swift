@@ -6,9 +6,10 @@ import AtelierWorker
 import Foundation
 
 /// `caption`: the uploaded image → upright pixels at a working size → the configured
-/// ``VisionProvider`` → `{caption, provider, model, confidence, usage?}`. The image is not kept:
-/// its blob is deleted when the job ends — after a caption, after a permanent failure, and
-/// after the last attempt (a retry needs it until then).
+/// ``VisionProvider`` → `{caption, provider, model, confidence, usage?}`. The handler leaves the
+/// image in place: a worker killed between the caption and the record of its success must find
+/// it again on the rerun (`./ops/chaos` lost jobs that way when the handler deleted it). The
+/// caption API removes it once the job's end is recorded; otherwise it goes with the job's purge.
 public struct CaptionHandler: JobHandler {
     public let kind = "caption"
     let blobs: any BlobStore
@@ -31,18 +32,6 @@ public struct CaptionHandler: JobHandler {
     }
 
     public func run(_ context: JobContext) async throws -> JobResult {
-        do {
-            let result = try await caption(context)
-            await discardImage(context)
-            return result
-        } catch {
-            let permanent = (error as? JobFailure)?.isPermanent ?? false
-            if permanent || context.job.attempt >= context.job.maxAttempts { await discardImage(context) }
-            throw error
-        }
-    }
-
-    private func caption(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: Payload.self)
         try await context.progress(10, step: "reading")
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
@@ -64,13 +53,5 @@ public struct CaptionHandler: JobHandler {
             throw ProviderFailure.job(error, provider: provider.name, logger: context.logger)
         }
         return try .encode(CaptionJobResult(caption, width: image.width, height: image.height))
-    }
-
-    private func discardImage(_ context: JobContext) async {
-        do {
-            try await blobs.deleteAll(under: BlobKey.jobFolder(context.job.id))
-        } catch {
-            context.logger.warning("could not delete a caption job's image", metadata: ["job": "\(context.job.id)", "error": "\(error)"])
-        }
     }
 }

@@ -58,6 +58,7 @@ public final class APIServer: Sendable {
     public func makeRouter() throws -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger, accessLog: configuration.accessLog, metrics: metrics))
+        router.add(middleware: DatabaseOutageMiddleware(notifier: notifier))
 
         HealthController(queue: queue, blobs: blobs, notifier: notifier, version: configuration.version).register(on: router)
         MetricsController(metrics: metrics, queue: queue).register(on: router)
