@@ -71,6 +71,7 @@ paths:
         "404": { $ref: "#/components/responses/NotFound" }
         "416": { $ref: "#/components/responses/Error" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
     head:
       summary: Headers of a result download
       security: []
@@ -78,6 +79,7 @@ paths:
         "200": { description: headers only }
         "403": { $ref: "#/components/responses/Forbidden" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /v1/jobs:
     post:
       summary: Create a job
@@ -132,6 +134,7 @@ paths:
         "413": { $ref: "#/components/responses/Error" }
         "415": { $ref: "#/components/responses/Error" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
     get:
       summary: The caller's jobs, newest first
       parameters:
@@ -149,6 +152,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /v1/jobs/{id}:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -166,6 +170,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
     delete:
       summary: Cancel a job (queued at once; running when its worker stops it)
       responses:
@@ -178,6 +183,7 @@ paths:
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /v1/jobs/{id}/cancel:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -193,6 +199,7 @@ paths:
         "409": { $ref: "#/components/responses/Error" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /v1/jobs/{id}/events:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -214,6 +221,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
         "400": { $ref: "#/components/responses/BadRequest" }
   /api/generateCaption:
     post:
@@ -347,6 +355,7 @@ paths:
                         image_url: { type: string, format: uri }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /advisor_image/{file}:
     get:
       security: []
@@ -409,6 +418,7 @@ paths:
         "413": { $ref: "#/components/responses/Error" }
         "415": { $ref: "#/components/responses/Error" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /status/{id}:
     get:
       summary: A Mondrian job's job_data plus job_id
@@ -423,6 +433,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /stream/{id}:
     get:
       summary: A Mondrian job's progress as Server-Sent Events
@@ -447,6 +458,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /analysis/{id}:
     get:
       summary: A finished analysis's self-contained HTML report
@@ -461,6 +473,7 @@ paths:
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Error" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /index:
     post:
       summary: Index a Mondrian upload's image for /search
@@ -588,6 +601,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
     get:
       summary: The caller's documents, newest first (page, limit, collection)
       parameters:
@@ -598,6 +612,7 @@ paths:
         "200": { description: "{data: [Document], pagination}" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
         "400": { $ref: "#/components/responses/BadRequest" }
   /v1/documents/search:
     post:
@@ -631,6 +646,7 @@ paths:
         "404": { $ref: "#/components/responses/Error" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
     put:
       summary: Change question, answer or metadata; re-indexed by a new job (the last edit wins)
       requestBody:
@@ -655,6 +671,7 @@ paths:
         "404": { $ref: "#/components/responses/Error" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
     delete:
       summary: Delete the document and its vector
       responses:
@@ -662,6 +679,7 @@ paths:
         "404": { $ref: "#/components/responses/Error" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
 components:
   securitySchemes:
     appToken: { type: apiKey, in: header, name: X-App-Token }
@@ -706,8 +724,15 @@ components:
       content:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }
+    Unavailable:
+      description: the database cannot be reached right now (answered within 3 s while it is down); Retry-After says when to retry
+      headers:
+        Retry-After: { schema: { type: string } }
+      content:
+        application/json:
+          schema: { $ref: "#/components/schemas/Error" }
     TooManyRequests:
-      description: rate limit exceeded; Retry-After says when to retry
+      description: a rate limit, quota or stream limit was reached (the error names which); Retry-After says when to retry
       content:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }
