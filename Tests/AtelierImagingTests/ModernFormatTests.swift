@@ -1,4 +1,5 @@
 import AtelierImaging
+import Foundation
 import XCTest
 
 /// HEIC (libheif) and WebP (libwebp): round trips, alpha, HEIC's own rotation applied once,
@@ -72,6 +73,32 @@ final class ModernFormatTests: XCTestCase {
         }
         // Other formats decode in full whatever the target.
         XCTAssertEqual(try ImageCodec.decode(try ImageCodec.encodePNG(picture), minimumLongSide: 10).width, 96)
+    }
+
+    func testAHEICWhoseItemReferencesLoopIsRefused() throws {
+        // Found by ./ops/fuzz: libheif 1.15 decoded a grid whose tile was its own alpha image
+        // recursively, a thread per level, past 2.5 GB for a 1 KB file. The fuzzer's input and
+        // the same loop made by hand (the alpha grid's tile made the primary grid) are refused
+        // as damaged from the header, before libheif decodes anything.
+        let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fuzz")
+        let found = [UInt8](try Data(contentsOf: fuzz.appendingPathComponent(
+            "regressions/heic/oom-03cfbac808ba627e5fb7e11608a1550e5c3f68cf")))
+        var made = [UInt8](try Data(contentsOf: fuzz.appendingPathComponent("seeds/heic/heic-alpha.heic")))
+        XCTAssertEqual(try ImageCodec.decode(made).channels, 4, "the seed decodes, with alpha")
+        // iref: dimg 2 → 1 (primary grid), dimg 4 → 3 (alpha grid), auxl 4 → 2; the alpha
+        // grid's tile becomes item 2 itself.
+        let dimg = Array("dimg".utf8)
+        let second = try XCTUnwrap(made.indices.filter { made[$0...].starts(with: dimg) }.dropFirst().first)
+        XCTAssertEqual(Array(made[(second + 4)..<(second + 10)]), [0, 4, 0, 1, 0, 3])
+        made[second + 9] = 2
+        for (name, bytes) in [("found by the fuzzer", found), ("made by hand", made)] {
+            XCTAssertThrowsError(try ImageCodec.probe(bytes), name) { error in
+                XCTAssertEqual(error as? ImageError, .damaged(.heic), name)
+            }
+            XCTAssertThrowsError(try ImageCodec.decode(bytes), name) { error in
+                XCTAssertEqual(error as? ImageError, .damaged(.heic), name)
+            }
+        }
     }
 
     func testDamagedFilesGiveErrorsNotCrashes() throws {
