@@ -67,7 +67,8 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
             context.write(data, promise: promise)
         case .end where closeAfterResponse:
             closeAfterResponse = false
-            context.writeAndFlush(data).whenComplete { _ in context.close(promise: nil) }
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(data).whenComplete { _ in bound.value.close(promise: nil) }
             promise?.succeed()
         default:
             context.write(data, promise: promise)

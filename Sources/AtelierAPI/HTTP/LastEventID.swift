@@ -1,7 +1,7 @@
 /// The resume point of an event stream: `Last-Event-ID` (or the `last_event_id` query a
 /// browser's EventSource cannot send as a header). `N` resumes after event N; `N.k` after part
 /// k of event N's end group (Mondrian's stream names its last three frames that way).
-/// Read strictly: ASCII digits only, no sign, at most 18 digits (always within `Int64`).
+/// Read strictly: ASCII digits only, no sign, within `Int64` (checked without overflowing).
 /// Self-contained (no imports) so `./ops/fuzz` compiles it on its own.
 struct LastEventID: Equatable {
     var eventID: Int64
@@ -27,11 +27,14 @@ struct LastEventID: Equatable {
     }
 
     private static func number(_ text: Substring) -> Int64? {
-        guard !text.isEmpty, text.utf8.count <= 18 else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 19 else { return nil }
         var value: Int64 = 0
         for byte in text.utf8 {
             guard byte >= 0x30, byte <= 0x39 else { return nil }
-            value = value * 10 + Int64(byte - 0x30)
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - 0x30))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
         }
         return value
     }

@@ -76,7 +76,8 @@ struct MondrianIndexController: Sendable {
         }
         let ownPath = upload.imagePath(signer)
         guard imagePath == ownPath else {
-            throw APIError.validation("image_path does not name this job's image; it is \(ownPath)", field: "image_path")
+            // Well formed, but no image of this upload is there.
+            throw APIError.notFound("no image at that image_path for this upload; it is \(ownPath)")
         }
         guard encoder != nil, let kind = kinds["index"] else {
             throw APIError.unavailable("indexing is not available: ATELIER_MODEL_DIR is not set on this API process")
