@@ -1,4 +1,5 @@
 @testable import AtelierAPI
+import Foundation
 import XCTest
 
 /// The request-header parsers a client controls byte for byte: they answer, never trap.
@@ -41,5 +42,21 @@ final class RequestParsingTests: XCTestCase {
                        "42.", ".2", "42.0", "42.4", "0.1", "42.2.1", "42.99999999999999999999", "abc", "٤٢", "42.2"] {
             XCTAssertThrowsError(try LastEventID.parse(header, allowParts: header == "42.2" ? false : true), header)
         }
+    }
+
+    func testHeaderTextHelpers() throws {
+        XCTAssertEqual(HeaderText.trimmed(" \t atl_x \t"), "atl_x")
+        XCTAssertEqual(Authenticator.credential(xAppToken: "  atl_tok ", authorization: nil), "atl_tok")
+        XCTAssertEqual(Authenticator.credential(xAppToken: nil, authorization: "Bearer  atl_tok "), "atl_tok")
+        XCTAssertNil(Authenticator.credential(xAppToken: "   ", authorization: "Basic x"))
+        // Tokens stored by earlier releases keep matching: the same lower-case hex SHA-256.
+        XCTAssertEqual(AppTokens.hash("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let id = RequestID.make()
+        XCTAssertEqual(UUID(uuidString: id)?.uuidString.lowercased(), id)
+        XCTAssertNotEqual(RequestID.make(), id)
+        XCTAssertTrue(ETag.matches("\"abc\"", "\"abc\""))
+        XCTAssertTrue(ETag.matches(" W/\"x\" , \"abc\"", "\"abc\""))
+        XCTAssertTrue(ETag.matches(" * ", "\"abc\""))
+        XCTAssertFalse(ETag.matches("\"abd\"", "\"abc\""))
     }
 }

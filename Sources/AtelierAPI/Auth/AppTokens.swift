@@ -123,9 +123,6 @@ public struct AppTokens: Sendable {
 
     /// Hex SHA-256 of a token: what the table stores and the cache is keyed by.
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        HeaderText.hex(SHA256.hash(data: Array(secret.utf8)))
     }
 }

@@ -115,11 +115,14 @@ public final class Authenticator: Sendable {
 
     /// The credential in `X-App-Token` or `Authorization: Bearer …`, if any.
     static func credential(xAppToken: String?, authorization: String?) -> String? {
-        if let token = xAppToken?.trimmingCharacters(in: .whitespaces), !token.isEmpty { return token }
+        if let header = xAppToken {
+            let token = HeaderText.trimmed(header)
+            if !token.isEmpty { return token.count == header.count ? header : String(token) }
+        }
         guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        let token = HeaderText.trimmed(parts[1])
+        return token.isEmpty ? nil : String(token)
     }
 }

@@ -49,18 +49,23 @@ struct JobSubmission {
         var open = false
         var refusal: APIError?
         var nonFileBytes = 0
+        var partIsFile = false
         parser.onHeader = { name, value in
             if headers.count >= maxPartHeaders {
                 refusal = refusal ?? APIError.validation("a multipart part has more than \(maxPartHeaders) header lines", field: "body")
             }
-            headers[name.lowercased()] = value
+            let name = name.lowercased()
+            headers[name] = value
+            if name == "content-disposition" {
+                // Decided once per part: the parser hands a body over in many small chunks.
+                let disposition = ContentDisposition(value)
+                partIsFile = disposition.parameters["filename"] != nil || ["image", "file"].contains(disposition.parameters["name"] ?? "")
+            }
             open = true
         }
         parser.onBody = { chunk in
             // Parts other than the image are small fields: stop keeping a long one at once.
-            let disposition = headers["content-disposition"].map(ContentDisposition.init)
-            let isFile = disposition.map { $0.parameters["filename"] != nil || ["image", "file"].contains($0.parameters["name"] ?? "") } ?? false
-            if !isFile {
+            if !partIsFile {
                 nonFileBytes += chunk.readableBytes
                 if nonFileBytes > maxOptionsBytes * 4 {
                     refusal = refusal ?? APIError.validation("the form's text fields are longer than \(maxOptionsBytes * 4 / 1024) KB in all", field: "body")
@@ -78,6 +83,7 @@ struct JobSubmission {
             }
             headers = [:]
             partBody = ByteBuffer()
+            partIsFile = false
             open = false
         }
         do {

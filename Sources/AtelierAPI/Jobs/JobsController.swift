@@ -227,10 +227,11 @@ enum ETag {
 
     /// `If-None-Match` may list several tags, or `*`; weak comparison as RFC 9110 §13.1.2 says.
     static func matches(_ header: String, _ etag: String) -> Bool {
-        if header.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        if header == etag { return true }   // what a poller sends back, as it was given
+        if HeaderText.trimmed(header) == "*" { return true }
         return header.split(separator: ",").contains { candidate in
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            var tag = HeaderText.trimmed(candidate)
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             return tag == etag
         }
     }

@@ -22,6 +22,8 @@ final class OwnerQuotas: Sendable {
         var active: Int64
         var stored: Int64
         var readAt: ContinuousClock.Instant
+        /// A request is reading it afresh: the others count on the last reading meanwhile.
+        var refreshing = false
     }
 
     init(maxActiveJobs: Int, maxStoredBytes: Int, refresh: Duration = .seconds(1)) {
@@ -39,9 +41,23 @@ final class OwnerQuotas: Sendable {
     func check(owner: String, incomingBytes: Int, queue: JobQueue) async throws {
         guard !isOff else { return }
         let now = ContinuousClock.now
-        var current = usage.withLock { $0[owner] }.flatMap { now - $0.readAt < refresh ? $0 : nil }
-        if current == nil {
-            current = try await read(owner, queue: queue, now: now)
+        // Fresh, or being refreshed by another request: use it. Stale: this request refreshes it
+        // (one query per owner per refresh, not one per request that finds it stale).
+        let (known, mustRead): (Usage?, Bool) = usage.withLock { usage in
+            guard var entry = usage[owner] else { return (nil, true) }
+            if now - entry.readAt < refresh || entry.refreshing { return (entry, false) }
+            entry.refreshing = true
+            usage[owner] = entry
+            return (entry, true)
+        }
+        var current = known
+        if mustRead {
+            do {
+                current = try await read(owner, queue: queue, now: now)
+            } catch {
+                usage.withLock { $0[owner]?.refreshing = false }
+                throw error
+            }
         }
         guard let current else { return }
         if maxActiveJobs > 0, current.active >= maxActiveJobs {
