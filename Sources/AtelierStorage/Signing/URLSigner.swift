@@ -49,7 +49,10 @@ public struct URLSigner: Sendable {
 
     /// Checks a presented signature in constant time, then the expiry.
     public func verify(key: BlobKey, expires: Int, signature: String, now: Date = Date()) -> Verdict {
-        guard let presented = Base64URL.decode(signature), presented.count == SHA256.byteCount else { return .invalid }
+        // Only the canonical spelling: base64's last character carries unused bits, so several
+        // strings decode to the same MAC — a changed URL must never still be valid.
+        guard let presented = Base64URL.decode(signature), presented.count == SHA256.byteCount,
+              Base64URL.encode(presented) == signature else { return .invalid }
         let authentic = HMAC<SHA256>.isValidAuthenticationCode(
             presented, authenticating: Data(Self.message(key, expires).utf8), using: self.key)
         guard authentic else { return .invalid }
