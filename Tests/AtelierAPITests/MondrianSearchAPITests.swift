@@ -4,8 +4,8 @@ import AtelierImaging
 import Foundation
 import XCTest
 
-/// Mondrian's `POST /search` (CONTRACTS §2) decoded by the app's own `Codable` models (field
-/// lists copied from seeds/001): only indexed images come back, per owner, most similar first.
+/// Mondrian's `POST /search` (docs/contracts.md §2) decoded by the app's own `Codable` models (field
+/// lists copied from the app team's API document): only indexed images come back, per owner, most similar first.
 final class MondrianSearchAPITests: APITestCase {
     // The Mondrian app's models, as in its integration guide.
     struct SearchRequest: Encodable { let query: String; let top_k: Int }

@@ -196,7 +196,7 @@ struct CreatedJob: Encodable {
     }
 }
 
-/// CONTRACTS §4 pagination.
+/// docs/contracts.md §4 pagination.
 struct JobPage: Encodable {
     struct Pagination: Encodable {
         var page: Int

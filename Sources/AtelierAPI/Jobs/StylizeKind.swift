@@ -2,7 +2,7 @@ import AtelierImaging
 import Foundation
 
 extension JobKindCatalog {
-    /// `stylize` (CONTRACTS §3): an image, a `style_id`, optional `params` (a JSON object of
+    /// `stylize` (docs/contracts.md §3): an image, a `style_id`, optional `params` (a JSON object of
     /// `intensity, eyes, nose, mouth, jaw`, each 0…1) and optional `output` (`jpeg`, `png`).
     /// A request with a `style_id` and no `kind` is a stylize request.
     public static let stylize = JobKind(name: "stylize", image: .required) { options in

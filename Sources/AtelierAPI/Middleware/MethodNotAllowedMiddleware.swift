@@ -10,7 +10,7 @@ import Hummingbird
 /// request never passes through it. `Allow` lists the methods ``OpenAPIDocument`` describes for
 /// the path (a test holds the document to the routes), so a method registered only to refuse —
 /// the caption API's METHOD_001 routes — is not advertised. The caption path keeps its own
-/// error shape (CONTRACTS §1: any other method is METHOD_001).
+/// error shape (docs/contracts.md §1: any other method is METHOD_001).
 struct MethodNotAllowedMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 

@@ -14,7 +14,7 @@ import ServiceLifecycle
 ///
 /// - public: `/health`, `/metrics`, `/openapi.yaml`, signed `/results/…`;
 /// - authenticated, rate-limited: `/v1/jobs…`, `/api/generateCaption` (its own limit), and
-///   Mondrian's routes at the root (CONTRACTS §2); Mondrian's images (`/advisor_image/…`,
+///   Mondrian's routes at the root (docs/contracts.md §2); Mondrian's images (`/advisor_image/…`,
 ///   `/image/source/<signed name>`) are public.
 public final class APIServer: Sendable {
     public let configuration: APIConfiguration
@@ -89,7 +89,7 @@ public final class APIServer: Sendable {
         DocumentsController(queue: queue, documents: DocumentStore(client: queue.client, logger: logger),
                             vectors: VectorStore(client: queue.client, logger: logger), encoder: encoder).register(on: v1)
 
-        // Mondrian's routes (CONTRACTS §2) at the root, as its app calls them, with its token header.
+        // Mondrian's routes (docs/contracts.md §2) at the root, as its app calls them, with its token header.
         let mondrian = router.group()
         mondrian.add(middleware: AuthMiddleware(authenticator: authenticator))
         if let limiter { mondrian.add(middleware: RateLimitMiddleware(limiter: limiter)) }
