@@ -68,8 +68,9 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
         case .end where closeAfterResponse:
             closeAfterResponse = false
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            context.writeAndFlush(data).whenComplete { _ in bound.value.close(promise: nil) }
-            promise?.succeed()
+            let written = context.writeAndFlush(data)
+            written.cascade(to: promise)
+            written.whenComplete { _ in bound.value.close(promise: nil) }
         default:
             context.write(data, promise: promise)
         }

@@ -151,7 +151,7 @@ struct JobsController: Sendable {
     /// The stream's resume point from `Last-Event-ID` or `?last_event_id=`; 400 when malformed.
     static func lastEventID(_ request: Request, allowParts: Bool) throws -> LastEventID? {
         // A blank header is no header: the query (what a browser's EventSource can send) counts then.
-        let header = request.headers[.lastEventID].flatMap { $0.allSatisfy { $0 == " " || $0 == "\t" } ? nil : $0 }
+        let header = request.headers[.lastEventID].flatMap { HeaderText.trimmed($0).isEmpty ? nil : $0 }
             ?? request.uri.queryParameters["last_event_id"].map(String.init)
         do {
             return try LastEventID.parse(header, allowParts: allowParts)
