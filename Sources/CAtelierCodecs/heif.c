@@ -5,6 +5,7 @@
 #include <libheif/heif.h>
 
 #include "atelier_codecs.h"
+#include "heif_structure.h"
 
 // HEIC/HEIF through libheif (HEVC by libde265). libheif applies the file's own transforms
 // (irot/imir/clap) while decoding, so the pixels come out upright: callers must not apply EXIF
@@ -39,129 +40,6 @@ static int ac_heif_fail(ac_result *result, struct heif_error error, const char *
     return result->code;
 }
 
-// libheif 1.15 follows item references without looking for loops: a grid whose tile is its own
-// alpha image (any cycle of 'dimg' and 'auxl' references) is decoded recursively, a thread per
-// level, until memory runs out — a 1 KB file took the process past 2.5 GB (found by ./ops/fuzz,
-// Tests/Fuzz/regressions/heic/). So the references are read here as libheif reads them (each
-// reference's own size ignored, as it does) and a loop is refused as damaged before libheif
-// decodes anything. Edges point from an image to what decoding it needs: a derived image to its
-// 'dimg' inputs, a master to the auxiliary (alpha, depth) images whose 'auxl' names it.
-#define AC_HEIF_MAX_EDGES 4096
-
-typedef struct { uint32_t from, to; } ac_heif_edge;
-
-static uint64_t ac_be(const uint8_t *p, int bytes) {
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
-    return v;
-}
-
-// The extent of the box at `*at` (header included); 0 when it does not fit in `end`.
-static size_t ac_heif_box(const uint8_t *data, size_t at, size_t end, uint32_t *type, size_t *header) {
-    if (end - at < 8) return 0;
-    uint64_t size = ac_be(data + at, 4);
-    *type = (uint32_t)ac_be(data + at + 4, 4);
-    *header = 8;
-    if (size == 1) {
-        if (end - at < 16) return 0;
-        size = ac_be(data + at + 8, 8);
-        *header = 16;
-    } else if (size == 0) {
-        size = end - at;
-    }
-    if (size < *header || size > end - at) return 0;
-    return (size_t)size;
-}
-
-static int ac_heif_compare_edges(const void *a, const void *b) {
-    const ac_heif_edge *x = a, *y = b;
-    return x->from < y->from ? -1 : x->from > y->from ? 1 : (x->to < y->to ? -1 : x->to > y->to);
-}
-
-// 1 when the item references hold a cycle, 0 otherwise (or when there is no iref to read).
-static int ac_heif_has_reference_loop(const uint8_t *data, size_t size) {
-    const uint32_t META = 0x6D657461, IREF = 0x69726566, DIMG = 0x64696D67, AUXL = 0x6175786C;
-    size_t at = 0, extent = 0, header = 0, meta = 0, meta_end = 0;
-    uint32_t type = 0;
-    while (at < size && (extent = ac_heif_box(data, at, size, &type, &header)) > 0) {
-        if (type == META) { meta = at + header + 4; meta_end = at + extent; break; }
-        at += extent;
-    }
-    if (meta == 0 || meta > meta_end) return 0;
-    size_t iref = 0, iref_end = 0;
-    int version = 0;
-    for (at = meta; at < meta_end && (extent = ac_heif_box(data, at, meta_end, &type, &header)) > 0; at += extent) {
-        if (type == IREF && extent >= header + 4) {
-            version = data[at + header];
-            iref = at + header + 4;
-            iref_end = at + extent;
-            break;
-        }
-    }
-    if (iref == 0) return 0;
-    ac_heif_edge *edges = malloc(sizeof *edges * AC_HEIF_MAX_EDGES);
-    if (edges == NULL) return 0;
-    size_t count = 0, id_bytes = version == 0 ? 2 : 4;
-    at = iref;
-    while (count < AC_HEIF_MAX_EDGES) {
-        // size (4, or 4 + 8), type (4), from, number of references (2), the references
-        if (iref_end - at < 8) break;
-        size_t box_header = ac_be(data + at, 4) == 1 ? 16 : 8;
-        if (iref_end - at < box_header + id_bytes + 2) break;
-        type = (uint32_t)ac_be(data + at + 4, 4);
-        at += box_header;
-        uint32_t from = (uint32_t)ac_be(data + at, (int)id_bytes);
-        size_t references = (size_t)ac_be(data + at + id_bytes, 2);
-        at += id_bytes + 2;
-        for (size_t r = 0; r < references && count < AC_HEIF_MAX_EDGES; r++) {
-            if (iref_end - at < id_bytes) { at = iref_end; break; }
-            uint32_t to = (uint32_t)ac_be(data + at, (int)id_bytes);
-            at += id_bytes;
-            if (type == DIMG) edges[count++] = (ac_heif_edge){from, to};
-            else if (type == AUXL) edges[count++] = (ac_heif_edge){to, from};
-        }
-    }
-    // Depth-first search over the edges sorted by their start, with an explicit stack: a
-    // back edge (to an item still on the stack) is a loop.
-    qsort(edges, count, sizeof *edges, ac_heif_compare_edges);
-    unsigned char *state = calloc(count > 0 ? count : 1, 1);  // per edge: 0 new, 1 on the path, 2 done
-    size_t *stack = malloc(sizeof *stack * (count > 0 ? count : 1));
-    int loop = 0;
-    if (state == NULL || stack == NULL) count = 0;
-    for (size_t start = 0; start < count && !loop; start++) {
-        if (state[start] != 0) continue;
-        size_t depth = 0;
-        stack[depth++] = start;
-        state[start] = 1;
-        while (depth > 0 && !loop) {
-            size_t edge = stack[depth - 1], next = count;
-            // the first edge leaving this edge's target that is not finished
-            ac_heif_edge key = {edges[edge].to, 0};
-            size_t low = 0, high = count;
-            while (low < high) {
-                size_t mid = (low + high) / 2;
-                if (ac_heif_compare_edges(&edges[mid], &key) < 0) low = mid + 1; else high = mid;
-            }
-            for (size_t e = low; e < count && edges[e].from == key.from; e++) {
-                if (state[e] == 1) { loop = 1; break; }
-                if (state[e] == 0) { next = e; break; }
-            }
-            if (loop) break;
-            if (next < count) {
-                state[next] = 1;
-                stack[depth++] = next;
-            } else {
-                state[edge] = 2;
-                depth--;
-            }
-        }
-    }
-    free(stack);
-    free(state);
-    free(edges);
-    return loop;
-}
-
 // Opens `data` and its primary image; fills source_width/height (after transforms).
 static int ac_heif_open(const uint8_t *data, size_t size, uint64_t max_pixels, struct heif_context **context,
                         struct heif_image_handle **handle, ac_result *result) {
@@ -172,11 +50,10 @@ static int ac_heif_open(const uint8_t *data, size_t size, uint64_t max_pixels, s
         snprintf(result->message, sizeof result->message, "the HEIC is empty or truncated");
         return AC_CORRUPT;
     }
-    if (ac_heif_has_reference_loop(data, size)) {
-        result->code = AC_CORRUPT;
-        snprintf(result->message, sizeof result->message, "the HEIC's item references form a loop");
-        return AC_CORRUPT;
-    }
+    // What libheif would follow without limits (reference loops, HEVC pictures larger than their
+    // image) is refused before libheif reads the file: see heif_structure.h.
+    int refused = ac_heif_check_structure(data, size, max_pixels, result);
+    if (refused != AC_OK) return refused;
     *context = heif_context_alloc();
     if (*context == NULL) {
         result->code = AC_NO_MEMORY;

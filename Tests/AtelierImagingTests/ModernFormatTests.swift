@@ -101,6 +101,33 @@ final class ModernFormatTests: XCTestCase {
         }
     }
 
+    func testAHEICWhoseSizesDisagreeIsRefusedBeforeLibheifDecodes() throws {
+        // Found by ./ops/fuzz: a 733-byte file whose grid descriptor lies past the end of its
+        // 'idat' (libheif 1.15 reads on into the next box and took 27759 × 14441 from it) and
+        // whose tile has no 'ispe' took the process past 2.3 GB. Refused as damaged from the
+        // header, as is a picture whose HEVC stream is larger than its 'ispe' says (made by
+        // hand: our own HEIC with every 'ispe' shrunk to 64 × 48).
+        let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fuzz")
+        let found = [UInt8](try Data(contentsOf: fuzz.appendingPathComponent(
+            "regressions/heic/oom-bedf6ebb18aec8525d4de1d4a5aaad323792d520")))
+        var shrunk = try ImageCodec.encodeHEIC(CodecTests.picture(width: 640, height: 480), quality: 80)
+        XCTAssertEqual(try ImageCodec.decode(shrunk).width, 640, "the original decodes")
+        let ispe = Array("ispe".utf8)
+        let boxes = shrunk.indices.filter { shrunk[$0...].starts(with: ispe) }
+        XCTAssertFalse(boxes.isEmpty)
+        for box in boxes {
+            shrunk.replaceSubrange((box + 8)..<(box + 16), with: [0, 0, 0, 64, 0, 0, 0, 48])
+        }
+        for (name, bytes) in [("found by the fuzzer", found), ("ispe under the HEVC picture", shrunk)] {
+            XCTAssertThrowsError(try ImageCodec.probe(bytes), name) { error in
+                XCTAssertEqual(error as? ImageError, .damaged(.heic), name)
+            }
+            XCTAssertThrowsError(try ImageCodec.decode(bytes), name) { error in
+                XCTAssertEqual(error as? ImageError, .damaged(.heic), name)
+            }
+        }
+    }
+
     func testDamagedFilesGiveErrorsNotCrashes() throws {
         let webp = try ImageCodec.encodeWebP(picture)
         let heic = try ImageCodec.encodeHEIC(picture)

@@ -10,7 +10,9 @@
 // warnings (premature end of the file or of a data segment, bad Huffman/arithmetic codes, a lost
 // restart marker) end the decode; the probes already refuse a JPEG with no EOI after its first
 // scan, a PNG whose chunks run past the end of the data or never reach IEND, a WebP shorter than
-// its RIFF header says and a HEIF whose items point past the end; libheif decodes strictly. The
+// its RIFF header says and a HEIF whose items point past the end (or past their 'idat'), whose
+// item references loop, or whose grid canvas or HEVC picture is larger than its 'ispe' (libheif
+// 1.15 would allocate what those say; heif_structure.c); libheif decodes strictly. The
 // message in `ac_result` may quote the library: it is for logs and tools, not for clients.
 #ifndef ATELIER_CODECS_H
 #define ATELIER_CODECS_H

@@ -1,0 +1,590 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heif_structure.h"
+
+// The boxes are read as libheif 1.15 reads them (ISO/IEC 23008-12, 14496-12): 'meta' at the
+// top level; in it 'iinf', 'iloc', 'idat', 'iref' and 'iprp' ('ipco' properties, 'ipma'
+// associations). Anything this reader cannot follow is left to libheif, which refuses it too —
+// except where skipping would leave a size unchecked: there the file is refused.
+
+#define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
+
+enum {
+    BOX_META = FOURCC('m', 'e', 't', 'a'), BOX_IREF = FOURCC('i', 'r', 'e', 'f'),
+    BOX_ILOC = FOURCC('i', 'l', 'o', 'c'), BOX_IDAT = FOURCC('i', 'd', 'a', 't'),
+    BOX_IPRP = FOURCC('i', 'p', 'r', 'p'), BOX_IPCO = FOURCC('i', 'p', 'c', 'o'),
+    BOX_IPMA = FOURCC('i', 'p', 'm', 'a'), BOX_HVCC = FOURCC('h', 'v', 'c', 'C'),
+    BOX_ISPE = FOURCC('i', 's', 'p', 'e'), BOX_AV1C = FOURCC('a', 'v', '1', 'C'),
+    BOX_IINF = FOURCC('i', 'i', 'n', 'f'), BOX_INFE = FOURCC('i', 'n', 'f', 'e'),
+    REF_DIMG = FOURCC('d', 'i', 'm', 'g'), REF_AUXL = FOURCC('a', 'u', 'x', 'l'),
+    ITEM_GRID = FOURCC('g', 'r', 'i', 'd'), ITEM_IOVL = FOURCC('i', 'o', 'v', 'l'),
+};
+
+#define MAX_REFERENCE_EDGES 4096
+#define MAX_EXTENTS 1024
+#define HEVC_SPS 33
+#define SPS_READ_BYTES 256  // far more than the fields up to the picture size can take
+
+typedef struct { size_t start, end; } span;  // [start, end) in the file
+
+static uint64_t be(const uint8_t *p, int bytes) {
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
+    return v;
+}
+
+// The extent of the box at `at` (header included); 0 when it does not fit before `end`.
+static size_t box_at(const uint8_t *data, size_t at, size_t end, uint32_t *type, size_t *header) {
+    if (at > end || end - at < 8) return 0;
+    uint64_t size = be(data + at, 4);
+    *type = (uint32_t)be(data + at + 4, 4);
+    *header = 8;
+    if (size == 1) {
+        if (end - at < 16) return 0;
+        size = be(data + at + 8, 8);
+        *header = 16;
+    } else if (size == 0) {
+        size = end - at;
+    }
+    if (size < *header || size > end - at) return 0;
+    return (size_t)size;
+}
+
+// The content of the first box of `type` among the children in `within` ({0, 0} if none).
+// `full` skips a FullBox's version and flags (the version is kept in `version`).
+static span child(const uint8_t *data, span within, uint32_t wanted, int full, int *version) {
+    size_t extent = 0, header = 0;
+    uint32_t type = 0;
+    for (size_t at = within.start; at < within.end && (extent = box_at(data, at, within.end, &type, &header)) > 0;
+         at += extent) {
+        if (type != wanted) continue;
+        size_t start = at + header;
+        if (full) {
+            if (extent < header + 4) return (span){0, 0};
+            if (version != NULL) *version = data[start];
+            start += 4;
+        }
+        return (span){start, at + extent};
+    }
+    return (span){0, 0};
+}
+
+static int refuse(ac_result *result, int code, const char *message) {
+    result->code = code;
+    snprintf(result->message, sizeof result->message, "%s", message);
+    return code;
+}
+
+// MARK: item references that loop
+
+typedef struct { uint32_t from, to; } edge;
+
+static int compare_edges(const void *a, const void *b) {
+    const edge *x = a, *y = b;
+    return x->from < y->from ? -1 : x->from > y->from ? 1 : (x->to < y->to ? -1 : x->to > y->to);
+}
+
+// 1 when the references hold a cycle. Edges point from an image to what decoding it needs: a
+// derived image to its 'dimg' inputs, a master to the auxiliary (alpha, depth) images whose
+// 'auxl' names it. Each reference box's own size is ignored, as libheif ignores it.
+static int has_reference_loop(const uint8_t *data, span iref, int version) {
+    edge *edges = malloc(sizeof *edges * MAX_REFERENCE_EDGES);
+    if (edges == NULL) return 0;
+    size_t count = 0, id_bytes = version == 0 ? 2 : 4, at = iref.start;
+    while (count < MAX_REFERENCE_EDGES) {
+        // size (4, or 4 + 8), type (4), from, number of references (2), the references
+        if (iref.end - at < 8) break;
+        size_t box_header = be(data + at, 4) == 1 ? 16 : 8;
+        if (iref.end - at < box_header + id_bytes + 2) break;
+        uint32_t type = (uint32_t)be(data + at + 4, 4);
+        at += box_header;
+        uint32_t from = (uint32_t)be(data + at, (int)id_bytes);
+        size_t references = (size_t)be(data + at + id_bytes, 2);
+        at += id_bytes + 2;
+        for (size_t r = 0; r < references && count < MAX_REFERENCE_EDGES; r++) {
+            if (iref.end - at < id_bytes) { at = iref.end; break; }
+            uint32_t to = (uint32_t)be(data + at, (int)id_bytes);
+            at += id_bytes;
+            if (type == REF_DIMG) edges[count++] = (edge){from, to};
+            else if (type == REF_AUXL) edges[count++] = (edge){to, from};
+        }
+    }
+    // Depth-first search over the edges sorted by their start, with an explicit stack: a back
+    // edge (to an item still on the stack) is a loop.
+    qsort(edges, count, sizeof *edges, compare_edges);
+    unsigned char *state = calloc(count > 0 ? count : 1, 1);  // per edge: 0 new, 1 on the path, 2 done
+    size_t *stack = malloc(sizeof *stack * (count > 0 ? count : 1));
+    int loop = 0;
+    if (state == NULL || stack == NULL) count = 0;
+    for (size_t start = 0; start < count && !loop; start++) {
+        if (state[start] != 0) continue;
+        size_t depth = 0;
+        stack[depth++] = start;
+        state[start] = 1;
+        while (depth > 0 && !loop) {
+            size_t current = stack[depth - 1], next = count;
+            // the first edge leaving this edge's target that is not finished
+            edge key = {edges[current].to, 0};
+            size_t low = 0, high = count;
+            while (low < high) {
+                size_t mid = (low + high) / 2;
+                if (compare_edges(&edges[mid], &key) < 0) low = mid + 1; else high = mid;
+            }
+            for (size_t e = low; e < count && edges[e].from == key.from; e++) {
+                if (state[e] == 1) { loop = 1; break; }
+                if (state[e] == 0) { next = e; break; }
+            }
+            if (loop) break;
+            if (next < count) {
+                state[next] = 1;
+                stack[depth++] = next;
+            } else {
+                state[current] = 2;
+                depth--;
+            }
+        }
+    }
+    free(stack);
+    free(state);
+    free(edges);
+    return loop;
+}
+
+// MARK: HEVC sequence parameter sets
+
+typedef struct {
+    const uint8_t *bytes;
+    size_t bits, at;
+    int overrun;
+} bit_reader;
+
+static uint64_t bits(bit_reader *reader, int count) {
+    uint64_t value = 0;
+    for (int i = 0; i < count; i++) {
+        if (reader->at >= reader->bits) { reader->overrun = 1; return 0; }
+        value = value << 1 | ((reader->bytes[reader->at / 8] >> (7 - reader->at % 8)) & 1);
+        reader->at++;
+    }
+    return value;
+}
+
+static uint64_t exp_golomb(bit_reader *reader) {
+    int zeros = 0;
+    while (!reader->overrun && bits(reader, 1) == 0) {
+        if (++zeros > 32) { reader->overrun = 1; return 0; }
+    }
+    return ((uint64_t)1 << zeros) - 1 + bits(reader, zeros);
+}
+
+// The picture size an SPS NAL unit (2-byte header included) declares; 0 when it cannot be read
+// up to there. Emulation-prevention bytes (00 00 03) are removed first, as a decoder does.
+static int sps_picture_size(const uint8_t *nal, size_t length, uint64_t *width, uint64_t *height) {
+    uint8_t rbsp[SPS_READ_BYTES];
+    size_t count = 0, zeros = 0;
+    for (size_t i = 2; i < length && count < sizeof rbsp; i++) {
+        if (zeros >= 2 && nal[i] == 3) { zeros = 0; continue; }
+        zeros = nal[i] == 0 ? zeros + 1 : 0;
+        rbsp[count++] = nal[i];
+    }
+    bit_reader reader = {rbsp, count * 8, 0, 0};
+    bits(&reader, 4);  // sps_video_parameter_set_id
+    int sub_layers = (int)bits(&reader, 3);  // sps_max_sub_layers_minus1
+    bits(&reader, 1);  // sps_temporal_id_nesting_flag
+    bits(&reader, 88);  // general profile: space, tier, idc, compatibility, constraint flags
+    bits(&reader, 8);   // general_level_idc
+    int profile_present[8] = {0}, level_present[8] = {0};
+    for (int i = 0; i < sub_layers; i++) {
+        profile_present[i] = (int)bits(&reader, 1);
+        level_present[i] = (int)bits(&reader, 1);
+    }
+    if (sub_layers > 0) {
+        for (int i = sub_layers; i < 8; i++) bits(&reader, 2);
+    }
+    for (int i = 0; i < sub_layers; i++) {
+        if (profile_present[i]) bits(&reader, 88);
+        if (level_present[i]) bits(&reader, 8);
+    }
+    exp_golomb(&reader);  // sps_seq_parameter_set_id
+    if (exp_golomb(&reader) == 3) bits(&reader, 1);  // chroma_format_idc; separate_colour_plane_flag
+    *width = exp_golomb(&reader);
+    *height = exp_golomb(&reader);
+    return !reader.overrun;
+}
+
+// Whether a width × height fits within 'ispe' either way round: libheif 1.15 writes the size
+// after its own rotation ('irot') into 'ispe', where the standard has the coded size, so files
+// exist with both (the bound on memory is the same).
+static int fits_either_way(uint64_t width, uint64_t height, uint64_t ispe_width, uint64_t ispe_height) {
+    return (width <= ispe_width && height <= ispe_height) || (width <= ispe_height && height <= ispe_width);
+}
+
+// A coded picture may round its size up to whole coding blocks (at most 64 samples) and crop
+// back to 'ispe' with its conformance window.
+static int sps_fits(const uint8_t *nal, size_t length, uint32_t ispe_width, uint32_t ispe_height) {
+    uint64_t width = 0, height = 0;
+    if (!sps_picture_size(nal, length, &width, &height)) return 0;
+    return fits_either_way(width, height, ((uint64_t)ispe_width + 63) / 64 * 64, ((uint64_t)ispe_height + 63) / 64 * 64);
+}
+
+// MARK: item locations
+
+typedef struct {
+    uint32_t item;
+    int method;             // construction method: 0 file offsets, 1 'idat' offsets
+    int offset_size, length_size, index_size;
+    uint64_t base;
+    size_t extents;         // offset of the extent list in the file
+    uint32_t extent_count;
+} location;
+
+typedef struct {
+    location *items;
+    size_t count;
+    int offset_size, length_size, index_size, version;
+} locations;
+
+static int compare_locations(const void *a, const void *b) {
+    const location *x = a, *y = b;
+    return x->item < y->item ? -1 : x->item > y->item;
+}
+
+// Reads 'iloc'; 0 when it does not parse (libheif refuses such a file before decoding).
+static int read_locations(const uint8_t *data, span iloc, int version, locations *out) {
+    memset(out, 0, sizeof *out);
+    if (version > 2 || iloc.end - iloc.start < 2) return 0;
+    size_t at = iloc.start;
+    out->version = version;
+    out->offset_size = data[at] >> 4;
+    out->length_size = data[at] & 15;
+    int base_size = data[at + 1] >> 4;
+    out->index_size = version >= 1 ? data[at + 1] & 15 : 0;
+    at += 2;
+    size_t id_bytes = version < 2 ? 2 : 4;
+    if (iloc.end - at < id_bytes) return 0;
+    uint64_t declared = be(data + at, (int)id_bytes);
+    at += id_bytes;
+    size_t room = (iloc.end - at) / (id_bytes + 4) + 1;
+    size_t capacity = declared < room ? (size_t)declared : room;
+    out->items = malloc(sizeof *out->items * (capacity > 0 ? capacity : 1));
+    if (out->items == NULL) return 0;
+    size_t extent_bytes = (size_t)out->index_size + (size_t)out->offset_size + (size_t)out->length_size;
+    for (uint64_t n = 0; n < declared; n++) {
+        size_t fixed = id_bytes + (version >= 1 ? 2 : 0) + 2 + (size_t)base_size + 2;
+        if (iloc.end - at < fixed || out->count >= capacity) return 0;
+        location entry = {.offset_size = out->offset_size, .length_size = out->length_size,
+                          .index_size = out->index_size};
+        entry.item = (uint32_t)be(data + at, (int)id_bytes);
+        at += id_bytes;
+        if (version >= 1) { entry.method = data[at + 1] & 15; at += 2; }
+        at += 2;  // data_reference_index
+        entry.base = be(data + at, base_size);
+        at += (size_t)base_size;
+        entry.extent_count = (uint32_t)be(data + at, 2);
+        at += 2;
+        entry.extents = at;
+        if ((iloc.end - at) / (extent_bytes > 0 ? extent_bytes : 1) < entry.extent_count) return 0;
+        at += extent_bytes * entry.extent_count;
+        out->items[out->count++] = entry;
+    }
+    qsort(out->items, out->count, sizeof *out->items, compare_locations);
+    return 1;
+}
+
+// The spans of an item's data, in order. 0 when they cannot all be followed in this file (too
+// many, outside the file or past the end of 'idat' — where libheif 1.15 reads on into whatever
+// boxes follow — or a construction method this reader does not follow).
+static int item_spans(const uint8_t *data, size_t size, span idat, const location *entry, span *spans, size_t *count) {
+    *count = 0;
+    if (entry->method > 1 || entry->extent_count > MAX_EXTENTS) return 0;
+    span source = entry->method == 0 ? (span){0, size} : idat;
+    size_t at = entry->extents;
+    for (uint32_t e = 0; e < entry->extent_count; e++) {
+        at += (size_t)entry->index_size;
+        uint64_t offset = be(data + at, entry->offset_size);
+        at += (size_t)entry->offset_size;
+        uint64_t length = be(data + at, entry->length_size);
+        at += (size_t)entry->length_size;
+        uint64_t start = entry->base + offset, room = source.end - source.start;
+        if (start < entry->base || start > room) return 0;
+        if (length == 0) length = room - start;  // to the end
+        if (length > room - start) return 0;
+        spans[(*count)++] = (span){source.start + (size_t)start, source.start + (size_t)(start + length)};
+    }
+    return 1;
+}
+
+// Copies up to `wanted` bytes of an item's data from `position` on (the data may be split across
+// extents); returns how many there were.
+static size_t gather(const uint8_t *data, const span *spans, size_t count, size_t position, uint8_t *out, size_t wanted) {
+    size_t got = 0;
+    for (size_t i = 0; i < count && got < wanted; i++) {
+        size_t length = spans[i].end - spans[i].start;
+        if (position >= length) { position -= length; continue; }
+        size_t take = length - position < wanted - got ? length - position : wanted - got;
+        memcpy(out + got, data + spans[i].start + position, take);
+        got += take;
+        position = 0;
+    }
+    return got;
+}
+
+// Every SPS in an item's data (4-byte length-prefixed NAL units, as libheif hands them to
+// libde265) must fit its 'ispe'.
+static int item_data_fits(const uint8_t *data, const span *spans, size_t count, uint32_t width, uint32_t height) {
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) total += spans[i].end - spans[i].start;
+    uint8_t prefix[4], nal[SPS_READ_BYTES];
+    for (size_t position = 0; total - position >= 4;) {
+        gather(data, spans, count, position, prefix, 4);
+        uint64_t length = be(prefix, 4);
+        position += 4;
+        size_t available = total - position < length ? total - position : (size_t)length;
+        size_t got = gather(data, spans, count, position, nal, available < sizeof nal ? available : sizeof nal);
+        if (got >= 1 && ((nal[0] >> 1) & 63) == HEVC_SPS && !sps_fits(nal, got, width, height)) return 0;
+        if (length > total - position) break;
+        position += (size_t)length;
+    }
+    return 1;
+}
+
+// Every SPS in an 'hvcC' record: 22 bytes of configuration, then arrays of 2-byte
+// length-prefixed NAL units.
+static int configuration_fits(const uint8_t *data, span hvcc, uint32_t width, uint32_t height) {
+    if (hvcc.end - hvcc.start < 23) return 1;  // libheif refuses a record this short
+    size_t at = hvcc.start + 22;
+    int arrays = data[at++];
+    for (int a = 0; a < arrays; a++) {
+        if (hvcc.end - at < 3) return 1;
+        size_t units = (size_t)be(data + at + 1, 2);
+        at += 3;
+        for (size_t u = 0; u < units; u++) {
+            if (hvcc.end - at < 2) return 1;
+            size_t length = (size_t)be(data + at, 2);
+            at += 2;
+            size_t available = hvcc.end - at < length ? hvcc.end - at : length;
+            // the unit's own header says what it is (as libde265 reads it), not the array's type
+            if (available >= 1 && ((data[at] >> 1) & 63) == HEVC_SPS && !sps_fits(data + at, available, width, height)) {
+                return 0;
+            }
+            at += available;
+        }
+    }
+    return 1;
+}
+
+// The canvas a derived image ('grid', 'iovl') asks for, from its descriptor: libheif 1.15
+// allocates it as written, whatever the image's 'ispe' says. 0 when it cannot be read.
+static int derived_canvas(uint32_t type, const uint8_t *descriptor, size_t length, uint64_t *width, uint64_t *height) {
+    if (length < 2) return 0;
+    size_t field = (descriptor[1] & 1) ? 4 : 2, at;
+    if (type == ITEM_GRID) {
+        at = 4;  // version, flags, rows - 1, columns - 1
+    } else {
+        at = 2 + 8;  // version, flags, four 16-bit fill values (libheif reads four)
+    }
+    if (length < at + 2 * field) return 0;
+    *width = be(descriptor + at, (int)field);
+    *height = be(descriptor + at + field, (int)field);
+    return 1;
+}
+
+// MARK: images and their sizes
+
+typedef struct { uint32_t item, index; } association;  // an item and a 1-based 'ipco' index
+typedef struct { uint32_t item, type; } item_info;
+
+static int compare_pairs(const void *a, const void *b) {
+    const uint32_t *x = a, *y = b;  // both structs are two uint32_t: item first
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    uint64_t max_pixels;
+    span idat;
+    locations where;
+    span *properties;       // the children of 'ipco', in order
+    size_t property_count;
+    association *associations;
+    size_t association_count;
+    item_info *items;
+    size_t item_count;
+    span *spans;
+} checker;
+
+static void read_properties(checker *c, span ipco) {
+    size_t extent = 0, header = 0;
+    uint32_t type = 0;
+    for (size_t at = ipco.start; at < ipco.end && (extent = box_at(c->data, at, ipco.end, &type, &header)) > 0;
+         at += extent) {
+        c->properties[c->property_count++] = (span){at, at + extent};
+    }
+}
+
+// One 'ipma' box: entries of item id, association count, and 1- or 2-byte property indices
+// (the top bit of each marks it essential). Every 'ipma' counts: libheif merges them.
+static void read_associations(checker *c, span ipma, int version, int flags) {
+    size_t id_bytes = version < 1 ? 2 : 4, index_bytes = (flags & 1) ? 2 : 1, at = ipma.start;
+    if (ipma.end - at < 4) return;
+    uint32_t entries = (uint32_t)be(c->data + at, 4);
+    at += 4;
+    for (uint32_t e = 0; e < entries; e++) {
+        if (ipma.end - at < id_bytes + 1) return;
+        uint32_t item = (uint32_t)be(c->data + at, (int)id_bytes);
+        size_t count = c->data[at + id_bytes];
+        at += id_bytes + 1;
+        for (size_t i = 0; i < count && ipma.end - at >= index_bytes; i++, at += index_bytes) {
+            uint32_t raw = (uint32_t)be(c->data + at, (int)index_bytes);
+            c->associations[c->association_count++] = (association){item, index_bytes == 2 ? raw & 0x7FFF : raw & 0x7F};
+        }
+    }
+}
+
+// 'iinf': the items and their types ('infe' versions 2 and 3; older ones name no type).
+static void read_items(checker *c, span iinf, int version) {
+    size_t at = iinf.start + (version == 0 ? 2 : 4), extent = 0, header = 0;
+    uint32_t type = 0;
+    for (; at < iinf.end && (extent = box_at(c->data, at, iinf.end, &type, &header)) > 0; at += extent) {
+        if (type != BOX_INFE || extent < header + 4) continue;
+        size_t body = at + header;
+        int infe_version = c->data[body];
+        size_t id_bytes = infe_version == 3 ? 4 : 2;
+        if (infe_version < 2 || extent < header + 4 + id_bytes + 2 + 4) continue;
+        c->items[c->item_count++] = (item_info){(uint32_t)be(c->data + body + 4, (int)id_bytes),
+                                                (uint32_t)be(c->data + body + 4 + id_bytes + 2, 4)};
+    }
+}
+
+static int check_item(checker *c, item_info item, ac_result *result) {
+    association key = {item.item, 0};
+    size_t first = 0, high = c->association_count;
+    while (first < high) {
+        size_t mid = (first + high) / 2;
+        if (compare_pairs(&c->associations[mid], &key) < 0) first = mid + 1; else high = mid;
+    }
+    uint32_t width = 0, height = 0;
+    int has_size = 0, coded = 0;
+    size_t last = first;
+    for (; last < c->association_count && c->associations[last].item == item.item; last++) {
+        uint32_t index = c->associations[last].index;
+        if (index == 0 || index > c->property_count) continue;
+        span property = c->properties[index - 1];
+        uint32_t type = (uint32_t)be(c->data + property.start + 4, 4);
+        if (type == BOX_AV1C) {
+            return refuse(result, AC_UNSUPPORTED,
+                          "the HEIF file uses a codec or feature that is not supported (HEVC-coded HEIC is)");
+        }
+        if (type == BOX_HVCC) coded = 1;
+        size_t header = be(c->data + property.start, 4) == 1 ? 16 : 8;
+        if (type != BOX_ISPE || property.end - property.start < header + 12) continue;
+        const uint8_t *size = c->data + property.start + header + 4;
+        uint32_t w = (uint32_t)be(size, 4), h = (uint32_t)be(size + 4, 4);
+        if ((uint64_t)w * h > c->max_pixels) {
+            return refuse(result, AC_TOO_LARGE, "a HEIC image inside the file is over the decoder's size limits");
+        }
+        if (w > width) width = w;
+        if (h > height) height = h;
+        has_size = 1;
+    }
+    int derived = item.type == ITEM_GRID || item.type == ITEM_IOVL;
+    if (!coded && !derived) return AC_OK;
+    if (!has_size) return refuse(result, AC_CORRUPT, "a HEIC image has no size ('ispe')");
+    location where = {.item = item.item};
+    const location *entry =
+        c->where.count == 0 ? NULL : bsearch(&where, c->where.items, c->where.count, sizeof where, compare_locations);
+    size_t spans = 0;
+    if (entry != NULL && !item_spans(c->data, c->size, c->idat, entry, c->spans, &spans)) {
+        return refuse(result, AC_CORRUPT, "a HEIC image's data cannot be located in the file");
+    }
+    if (derived) {
+        uint8_t descriptor[32];
+        size_t got = gather(c->data, c->spans, spans, 0, descriptor, sizeof descriptor);
+        uint64_t canvas_width = 0, canvas_height = 0;
+        if (got > 0 && derived_canvas(item.type, descriptor, got, &canvas_width, &canvas_height) &&
+            !fits_either_way(canvas_width, canvas_height, width, height)) {
+            return refuse(result, AC_CORRUPT, "a HEIC image's grid or overlay is larger than the image");
+        }
+        return AC_OK;
+    }
+    for (size_t i = first; i < last; i++) {
+        uint32_t index = c->associations[i].index;
+        if (index == 0 || index > c->property_count) continue;
+        span property = c->properties[index - 1];
+        size_t header = be(c->data + property.start, 4) == 1 ? 16 : 8;
+        if ((uint32_t)be(c->data + property.start + 4, 4) == BOX_HVCC &&
+            !configuration_fits(c->data, (span){property.start + header, property.end}, width, height)) {
+            return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares a picture larger than the image");
+        }
+    }
+    if (!item_data_fits(c->data, c->spans, spans, width, height)) {
+        return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares a picture larger than the image");
+    }
+    return AC_OK;
+}
+
+static int check_items(checker *c, span meta, span iprp, ac_result *result) {
+    int iinf_version = 0, iloc_version = 0;
+    span iinf = child(c->data, meta, BOX_IINF, 1, &iinf_version);
+    span iloc = child(c->data, meta, BOX_ILOC, 1, &iloc_version);
+    span ipco = iprp.start != 0 ? child(c->data, iprp, BOX_IPCO, 0, NULL) : (span){0, 0};
+    if (iinf.start == 0) return AC_OK;  // no items: libheif has nothing to decode
+    if (iloc.start != 0 && !read_locations(c->data, iloc, iloc_version, &c->where)) {
+        return refuse(result, AC_CORRUPT, "the HEIC's item locations cannot be read");
+    }
+    // Every item's data must lie inside the file (and inside 'idat' when it is there).
+    for (size_t i = 0; i < c->where.count; i++) {
+        size_t spans = 0;
+        if (!item_spans(c->data, c->size, c->idat, &c->where.items[i], c->spans, &spans)) {
+            return refuse(result, AC_CORRUPT, "a HEIC image's data cannot be located in the file");
+        }
+    }
+    read_properties(c, ipco);
+    size_t extent = 0, header = 0;
+    uint32_t type = 0;
+    for (size_t at = iprp.start; iprp.start != 0 && at < iprp.end &&
+                                 (extent = box_at(c->data, at, iprp.end, &type, &header)) > 0;
+         at += extent) {
+        if (type == BOX_IPMA && extent >= header + 4) {
+            read_associations(c, (span){at + header + 4, at + extent}, c->data[at + header],
+                              (int)be(c->data + at + header + 1, 3));
+        }
+    }
+    qsort(c->associations, c->association_count, sizeof *c->associations, compare_pairs);
+    read_items(c, iinf, iinf_version);
+    for (size_t i = 0; i < c->item_count; i++) {
+        int code = check_item(c, c->items[i], result);
+        if (code != AC_OK) return code;
+    }
+    return AC_OK;
+}
+
+int ac_heif_check_structure(const uint8_t *data, size_t size, uint64_t max_pixels, ac_result *result) {
+    span meta = child(data, (span){0, size}, BOX_META, 1, NULL);
+    if (meta.start == 0) return AC_OK;  // libheif refuses a file without one
+    int iref_version = 0;
+    span iref = child(data, meta, BOX_IREF, 1, &iref_version);
+    if (iref.start != 0 && has_reference_loop(data, iref, iref_version)) {
+        return refuse(result, AC_CORRUPT, "the HEIC's item references form a loop");
+    }
+    // Every list below holds at most one entry per 8 bytes (a box) or per byte (an index) of
+    // the meta box, so they are sized by it.
+    size_t room = meta.end - meta.start + 1;
+    checker c = {data, size, max_pixels, child(data, meta, BOX_IDAT, 0, NULL), {0}, NULL, 0, NULL, 0, NULL, 0, NULL};
+    span iprp = child(data, meta, BOX_IPRP, 0, NULL);
+    c.properties = malloc(sizeof *c.properties * (room / 8 + 1));
+    c.associations = malloc(sizeof *c.associations * room);
+    c.items = malloc(sizeof *c.items * (room / 8 + 1));
+    c.spans = malloc(sizeof *c.spans * MAX_EXTENTS);
+    int code = c.properties == NULL || c.associations == NULL || c.items == NULL || c.spans == NULL
+        ? refuse(result, AC_NO_MEMORY, "out of memory")
+        : check_items(&c, meta, iprp, result);
+    free(c.where.items);
+    free(c.properties);
+    free(c.associations);
+    free(c.items);
+    free(c.spans);
+    return code;
+}
