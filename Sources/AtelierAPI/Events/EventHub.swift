@@ -131,9 +131,12 @@ final class EventHub: Sendable {
     func runTicks(every interval: Duration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            wakeAll(.tick)
+            tick()
         }
     }
+
+    /// One keep-alive tick to every stream.
+    func tick() { wakeAll(.tick) }
 
     private func wake(_ jobID: UUID) {
         let targets = subscribers.withLock { $0.byJob[jobID].map { $0.values.map(\.continuation) } ?? [] }
@@ -147,14 +150,16 @@ final class EventHub: Sendable {
 
     /// After a reconnect every stream must re-read (notifications may have been missed), but
     /// not all in the same instant: they are woken in batches spread over `reconnectSpread`.
-    func wakeAllSpread(batch: Int = 100) async {
+    /// `pause` waits between batches (tests watch it instead of a clock).
+    func wakeAllSpread(batch: Int = 100,
+                       pause: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) async {
         let targets = subscribers.withLock { $0.byJob.values.flatMap { $0.values.map(\.continuation) } }
         guard !targets.isEmpty else { return }
         let batches = (targets.count + batch - 1) / batch
-        let pause = reconnectSpread / max(1, batches)
+        let interval = reconnectSpread / max(1, batches)
         for start in stride(from: 0, to: targets.count, by: batch) {
             for continuation in targets[start..<min(start + batch, targets.count)] { continuation.yield(.events) }
-            if start + batch < targets.count { try? await Task.sleep(for: pause) }
+            if start + batch < targets.count { await pause(interval) }
         }
     }
 }

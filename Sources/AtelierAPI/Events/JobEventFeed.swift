@@ -17,13 +17,26 @@ protocol JobEventFormatter: Sendable {
 /// finished when the stream opened and every event is sent (a resume after the end).
 /// Opening one counts against the hub's stream limits (429 past them).
 struct JobEventFeed {
-    let queue: JobQueue
+    /// Reads a job's events after an id, at most `limit`: the only database read a stream makes.
+    typealias EventReader = @Sendable (_ jobID: UUID, _ after: Int64, _ limit: Int) async throws -> [JobEvent]
+
     let hub: EventHub
+    let readEvents: EventReader
+
+    init(queue: JobQueue, hub: EventHub) {
+        self.init(hub: hub) { jobID, after, limit in try await queue.events(jobID: jobID, after: after, limit: limit) }
+    }
+
+    /// With another reader of the same events (tests count the reads).
+    init(hub: EventHub, readEvents: @escaping EventReader) {
+        self.hub = hub
+        self.readEvents = readEvents
+    }
 
     func response<Formatter: JobEventFormatter>(jobID: UUID, principal: Principal, finishedAtStart: Bool, after lastEventID: Int64,
                                                 prelude: String, formatter: Formatter) throws -> Response {
         let subscription = try hub.openStream(jobID, for: principal)
-        let queue = self.queue
+        let readEvents = self.readEvents
         let body = ResponseBody { writer in
             var formatter = formatter
             try await writer.write(ByteBuffer(string: prelude))
@@ -31,7 +44,7 @@ struct JobEventFeed {
             var signals = subscription.makeAsyncIterator()
             reading: while true {
                 let after = cursor
-                let events = try await OwnTaskStack.run { try await queue.events(jobID: jobID, after: after, limit: 500) }
+                let events = try await OwnTaskStack.run { try await readEvents(jobID, after, 500) }
                 if !events.isEmpty {
                     var out = ByteBuffer()
                     var finished = false
