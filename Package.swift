@@ -2,7 +2,24 @@
 import PackageDescription
 
 // Atelier: a PostgreSQL-backed job system for image work.
-// Dependencies point one way: atelier (executable) → AtelierAPI, AtelierWorker → AtelierQueue, AtelierStorage.
+//
+// The target graph (our targets only; each arrow is a declared dependency, and ./ops/check-imports
+// checks that every import is declared and every declared dependency imported):
+//
+//   atelier (the executable) → AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
+//                              AtelierSearch, AtelierStorage, AtelierImaging, AtelierEmbeddings,
+//                              AtelierVision, CAtelierKernels
+//   AtelierAPI        → AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
+//                       AtelierEmbeddings, AtelierVision
+//   AtelierHandlers   → AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
+//                       AtelierEmbeddings, AtelierSearch, AtelierVision
+//   AtelierWorker     → AtelierQueue, AtelierStorage
+//   AtelierVision     → AtelierImaging
+//   AtelierImaging    → CAtelierCodecs, CAtelierKernels
+//   AtelierEmbeddings → CAtelierEmbeddingKernels
+//   AtelierQueue, AtelierSearch, AtelierStorage: none of ours
+//
+// Tests: AtelierTestSupport → AtelierQueue; each test target declares what it imports.
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
@@ -23,7 +40,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // The OpenAI-compatible vision provider's client (and the tests' client over loopback);
         // a YAML parser for the OpenAPI check (tests only).
@@ -61,7 +79,6 @@ let package = Package(
         .target(
             name: "AtelierSearch",
             dependencies: [
-                "AtelierQueue",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -77,7 +94,12 @@ let package = Package(
         // from measurements), the OpenAI-compatible provider.
         .target(
             name: "AtelierVision",
-            dependencies: ["AtelierImaging", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "AtelierImaging",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // Blobs: the BlobStore protocol, the local-directory store, pre-signed URL signing.
         .target(
@@ -93,6 +115,7 @@ let package = Package(
                 "AtelierQueue",
                 "AtelierStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -100,7 +123,16 @@ let package = Package(
         // Job handlers of the real kinds (stylize …), registered by the executable.
         .target(
             name: "AtelierHandlers",
-            dependencies: ["AtelierWorker", "AtelierImaging", "AtelierStorage", "AtelierQueue", "AtelierEmbeddings", "AtelierSearch", "AtelierVision"]
+            dependencies: [
+                "AtelierWorker",
+                "AtelierImaging",
+                "AtelierStorage",
+                "AtelierQueue",
+                "AtelierEmbeddings",
+                "AtelierSearch",
+                "AtelierVision",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The HTTP front: jobs API, SSE, result downloads, tokens, health, metrics, OpenAPI.
         .target(
@@ -113,11 +145,15 @@ let package = Package(
                 "AtelierEmbeddings",
                 "AtelierVision",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
@@ -128,24 +164,43 @@ let package = Package(
                 "AtelierWorker",
                 "AtelierAPI",
                 "AtelierHandlers",
+                "AtelierSearch",
+                "AtelierStorage",
                 "AtelierImaging",
                 "AtelierEmbeddings",
                 "AtelierVision",
                 "CAtelierKernels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Shared by the test targets: a fresh migrated database per test on the PostgreSQL of
         // ./ops/test, and a server replaying the OpenAI chat-completions protocol.
         .target(
             name: "AtelierTestSupport",
-            dependencies: ["AtelierQueue", .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "AtelierQueue",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/AtelierTestSupport"
         ),
         .testTarget(
             name: "AtelierQueueTests",
-            dependencies: ["AtelierQueue", "AtelierWorker", "AtelierTestSupport"]
+            dependencies: [
+                "AtelierQueue",
+                "AtelierWorker",
+                "AtelierStorage",
+                "AtelierTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "AtelierImagingTests",
@@ -158,16 +213,35 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierEmbeddingsTests",
-            dependencies: ["AtelierEmbeddings", "AtelierSearch", "AtelierQueue", "AtelierTestSupport"],
+            dependencies: [
+                "AtelierEmbeddings",
+                "AtelierSearch",
+                "AtelierQueue",
+                "AtelierTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "AtelierAPITests",
             dependencies: [
-                "AtelierAPI", "AtelierQueue", "AtelierStorage", "AtelierWorker", "AtelierTestSupport",
-                "AtelierHandlers", "AtelierImaging", "AtelierEmbeddings", "AtelierVision",
+                "AtelierAPI",
+                "AtelierQueue",
+                "AtelierStorage",
+                "AtelierWorker",
+                "AtelierTestSupport",
+                "AtelierHandlers",
+                "AtelierImaging",
+                "AtelierEmbeddings",
+                "AtelierVision",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

@@ -1,4 +1,3 @@
-import AtelierQueue
 import Foundation
 import Logging
 import PostgresNIO

@@ -78,11 +78,11 @@ final class MaintenanceTests: DatabaseTestCase {
         let referenced = try await queue.enqueue(NewJob(kind: "k")).id
         let orphan = UUID(), young = UUID()
         for id in [referenced, orphan, young] {
-            try await blobs.put(Data("jpeg".utf8), at: BlobKey.jobInput(id, fileExtension: "jpg"))
+            _ = try await blobs.put(Data("jpeg".utf8), at: BlobKey.jobInput(id, fileExtension: "jpg"))
         }
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("jobs/not-a-job-id"), withIntermediateDirectories: true)
         let leftover = ".tmp/" + UUID().uuidString, fresh = ".tmp/" + UUID().uuidString
-        for path in [leftover, fresh] { FileManager.default.createFile(atPath: directory.appendingPathComponent(path).path, contents: Data("half".utf8)) }
+        for path in [leftover, fresh] { try Data("half".utf8).write(to: directory.appendingPathComponent(path)) }
         for path in [folder(referenced), folder(orphan), "jobs/not-a-job-id", leftover] { try age(path, by: 2 * 3600) }
         try age(folder(young), by: 30 * 60)
 
@@ -103,7 +103,7 @@ final class MaintenanceTests: DatabaseTestCase {
     func testFilesOfAPurgedJobWhoseDeleteFailedAreRemovedLater() async throws {
         let id = try await queue.enqueue(NewJob(kind: "k")).id
         let claimed = try await queue.claim(worker: "w", queues: ["default"], kinds: ["k"], limit: 1, lease: .seconds(30))
-        try await blobs.put(Data("result".utf8), at: BlobKey.jobResult(id, fileExtension: "jpg"))
+        _ = try await blobs.put(Data("result".utf8), at: BlobKey.jobResult(id, fileExtension: "jpg"))
         _ = try await queue.complete(claimed.map { Completion(job: $0, outcome: .succeeded(result: nil)) }, worker: "w")
         try await db.execute("UPDATE jobs SET finished_at = now() - interval '8 days' WHERE id = \(id)")
         try age(folder(id), by: 8 * 86400)

@@ -51,7 +51,7 @@ public final class TestDatabase: Sendable {
         for try await _ in try await queue.client.query(query) {}
     }
 
-    public func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as: T.Type) async throws -> T {
+    public func scalar<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as: T.Type) async throws -> T {
         for try await value in try await queue.client.query(query).decode(T.self) { return value }
         throw QueueError.jobNotFound("no row")
     }

@@ -239,15 +239,22 @@ ENV
 }
 
 # build debug|release — builds the package (and the tests, for debug).
+# Our own sources and tests build without warnings: a warning in Sources/ or Tests/ fails the
+# build (the compiler repeats a file's warnings only when it compiles the file again, so a fresh
+# clone — CI — sees them all; dependencies' warnings are theirs).
 build() {
-  local configuration="${1:-debug}"
+  local configuration="${1:-debug}" build_log="$STATE_DIR/build-${1:-debug}.log"
   cd "$REPO"
+  mkdir -p "$STATE_DIR"
   if [ "$configuration" = debug ]; then
     log "building (debug, with tests)"
-    swift build --build-tests
+    swift build --build-tests 2>&1 | tee "$build_log"
   else
     log "building (release)"
-    swift build -c release --product atelier
+    swift build -c release --product atelier 2>&1 | tee "$build_log"
+  fi
+  if grep -E "^$REPO/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$build_log" | sort -u >&2; then
+    die "the build has warnings in our own code (above); fix them"
   fi
   ATELIER_BIN="$(swift build -c "$configuration" --show-bin-path)/atelier"
   export ATELIER_BIN

@@ -57,7 +57,7 @@ public final class APIMetrics: Sendable {
     func render(_ snapshot: MetricsSnapshot) -> [UInt8] {
         for row in snapshot.jobCounts {
             registry.makeGauge(
-                descriptor: .init(namespace: "atelier", metricName: "jobs", helpText: "Jobs in the table, by kind and state."),
+                descriptor: .init(namespace: "atelier", metricName: "jobs", unitName: "", helpText: "Jobs in the table, by kind and state."),
                 labels: [("kind", row.kind), ("state", row.state)]
             ).set(Double(row.count))
         }
@@ -69,7 +69,7 @@ public final class APIMetrics: Sendable {
         }
         for queue in queues {
             registry.makeGauge(
-                descriptor: .init(namespace: "atelier", subsystem: "queue", metricName: "depth",
+                descriptor: .init(namespace: "atelier", subsystem: "queue", metricName: "depth", unitName: "",
                                   helpText: "Jobs waiting to be claimed now (queued and due), by queue."),
                 labels: [("queue", queue)]
             ).set(Double(depths.removeValue(forKey: queue) ?? 0))

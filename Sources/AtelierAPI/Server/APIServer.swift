@@ -165,6 +165,6 @@ public struct BackgroundTask: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown { await body() }
+        await cancelWhenGracefulShutdown { await body() }
     }
 }

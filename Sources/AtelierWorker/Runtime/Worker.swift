@@ -70,7 +70,7 @@ public final class Worker: Service, Sendable {
             "queues": "\(configuration.queues.joined(separator: ","))", "kinds": "\(handlers.kinds.joined(separator: ","))",
             "concurrency": "\(configuration.concurrency)"])
 
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { background in
                 background.addTask { await notifier.run() }
                 background.addTask { await self.consume(notifier.subscribe()) }

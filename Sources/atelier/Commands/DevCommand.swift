@@ -100,8 +100,10 @@ enum DevToken {
         let created = try await tokens.create(name: name, owner: "dev")
         let url = URL(fileURLWithPath: file)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: file, contents: Data((created.secret + "\n").utf8),
-                                       attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: file, contents: Data((created.secret + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw ValidationError("could not write the development token to \(file)")
+        }
         return created.secret
     }
 }

@@ -23,7 +23,7 @@ final class AtelierProcess: @unchecked Sendable {
 
     init(_ arguments: [String], database: DatabaseURL?, environment extra: [String: String] = [:]) throws {
         outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-test-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        try Data().write(to: outputURL)
         let output = try FileHandle(forWritingTo: outputURL)
         process.executableURL = Self.binary
         process.arguments = arguments
