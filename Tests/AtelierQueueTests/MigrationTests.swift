@@ -1,12 +1,13 @@
 import AtelierTestSupport
 import AtelierQueue
+import Foundation
 import XCTest
 
 final class MigrationTests: XCTestCase {
     func testRerunningMigrateIsANoOp() async throws {
         let db = try await TestDatabase.make()
         do {
-            let migrator = try Migrator(queue: db.queue, migrations: Migration.load(from: TestDatabase.migrationsDirectory))
+            let migrator = try Migrator(queue: db.queue, migrations: Migration.builtIn())
             let report = try await migrator.migrate()
             XCTAssertEqual(report.applied, [], "the database was migrated by make(); a second run applies nothing")
             XCTAssertEqual(report.currentVersion, Schema.version)
@@ -19,7 +20,7 @@ final class MigrationTests: XCTestCase {
     func testDatabaseNewerThanTheCodeIsRefused() async throws {
         let db = try await TestDatabase.make()
         try await db.execute("INSERT INTO atelier_schema_migrations (version, name, checksum) VALUES (\(Schema.version + 1), 'future', 'x')")
-        let migrator = try Migrator(queue: db.queue, migrations: Migration.load(from: TestDatabase.migrationsDirectory))
+        let migrator = try Migrator(queue: db.queue, migrations: Migration.builtIn())
         do {
             try await migrator.migrate()
             XCTFail("migrate must refuse a database newer than the code")
@@ -35,10 +36,27 @@ final class MigrationTests: XCTestCase {
         await db.drop()
     }
 
-    func testMigrationsDirectoryMatchesTheBuild() throws {
-        let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
-        XCTAssertEqual(migrations.last?.version, Schema.version, "raise Schema.version with every new migration")
-        XCTAssertEqual(migrations.map(\.version), Array(1...Schema.version))
+    func testTheBuiltInMigrationsAreTheCheckoutsFiles() throws {
+        // Built in by the EmbedMigrations plugin: the same versions, names and bytes as the files.
+        let onDisk = try Migration.load(from: TestDatabase.migrationsDirectory)
+        let builtIn = try Migration.builtIn()
+        XCTAssertEqual(builtIn, onDisk)
+        XCTAssertEqual(builtIn.last?.version, Schema.version, "the schema version is the newest migration's")
+        XCTAssertEqual(builtIn.map(\.version), Array(1...Schema.version))
+        XCTAssertGreaterThanOrEqual(Schema.version, 8)
+    }
+
+    func testMigrationFilesMustBeNumberedWithoutGaps() throws {
+        XCTAssertThrowsError(try Migration.load(from: URL(fileURLWithPath: "/nonexistent-atelier-migrations")))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-migrations-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for file in ["0001_a.sql", "0003_c.sql"] {
+            try Data("SELECT 1;".utf8).write(to: directory.appendingPathComponent(file))
+        }
+        XCTAssertThrowsError(try Migration.load(from: directory)) { error in
+            XCTAssertTrue("\(error)".contains("without gaps"), "\(error)")
+        }
     }
 
     func testSQLScriptSplitsOnlyTopLevelSemicolons() {

@@ -29,7 +29,7 @@ public final class TestDatabase: Sendable {
         let queue = JobQueue(url: url, applicationName: "atelier-test", maxConnections: 20, logger: logger)
         let runner = Task { await queue.run() }
         let db = TestDatabase(url: url, queue: queue, admin: admin, runner: runner)
-        try await Migrator(queue: queue, migrations: Migration.load(from: migrationsDirectory)).migrate()
+        try await Migrator(queue: queue, migrations: Migration.builtIn()).migrate()
         return db
     }
 
@@ -40,9 +40,9 @@ public final class TestDatabase: Sendable {
         self.runner = runner
     }
 
+    /// The checkout's `Migrations/` (the built-in migrations are compared with it).
     public static var migrationsDirectory: URL {
-        if let dir = ProcessInfo.processInfo.environment["ATELIER_MIGRATIONS_DIR"] { return URL(fileURLWithPath: dir) }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Migrations")
     }
 

@@ -193,7 +193,6 @@ CONF
     "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -qc "CREATE DATABASE $DB_NAME" >/dev/null
   fi
   export ATELIER_DATABASE_URL="$(pg_url "$DB_NAME")"
-  export ATELIER_MIGRATIONS_DIR="$REPO/Migrations"
   write_env_file
 }
 
@@ -228,7 +227,6 @@ write_env_file() {
   (umask 077 && cat > "$ENV_FILE" <<ENV
 # Written by ops/ — source it to use the CLI against this checkout's database.
 export ATELIER_DATABASE_URL="$ATELIER_DATABASE_URL"
-export ATELIER_MIGRATIONS_DIR="$ATELIER_MIGRATIONS_DIR"
 export ATELIER_STATE_DIR="$STATE_DIR"
 export ATELIER_DATA_DIR="$ATELIER_DATA_DIR"
 export ATELIER_SIGNING_SECRET="$ATELIER_SIGNING_SECRET"

@@ -20,48 +20,52 @@ public struct Migration: Sendable, Equatable {
         self.checksum = String(hash, radix: 16)
     }
 
-    /// Reads every `NNNN_name.sql` in `directory`, in version order. Versions must run 1, 2, 3 … without gaps.
+    /// The migrations built into this binary: `Migrations/*.sql` of the checkout it was built
+    /// from, embedded by the EmbedMigrations build plugin (``files``), in version order.
+    public static func builtIn() throws(QueueError) -> [Migration] {
+        try parse(files, from: "this build")
+    }
+
+    /// Reads every `NNNN_name.sql` in `directory` (`atelier migrate --dir`, and the tests that
+    /// compare the checkout's files with what was built in).
     public static func load(from directory: URL) throws(QueueError) -> [Migration] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw .configuration("cannot read migrations from \(directory.path): set ATELIER_MIGRATIONS_DIR to the Migrations/ directory")
+            throw .configuration("cannot read migrations from \(directory.path)")
         }
-        var migrations: [Migration] = []
+        var files: [(name: String, sql: String)] = []
         for file in names where file.hasSuffix(".sql") {
-            let stem = file.dropLast(4)
-            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > 0 else {
-                throw .configuration("migration file \(file) must be named NNNN_name.sql")
-            }
-            let sql: String
             do {
-                sql = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                files.append((file, try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)))
             } catch {
                 throw .configuration("cannot read migration \(file): \(error)")
             }
-            migrations.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
+        }
+        return try parse(files, from: directory.path)
+    }
+
+    /// `NNNN_name.sql` files → migrations in version order; versions must run 1, 2, 3 … without gaps.
+    static func parse(_ files: [(name: String, sql: String)], from origin: String) throws(QueueError) -> [Migration] {
+        var migrations: [Migration] = []
+        for (file, sql) in files {
+            guard let version = version(ofFile: file), let underscore = file.firstIndex(of: "_") else {
+                throw .configuration("migration file \(file) must be named NNNN_name.sql")
+            }
+            migrations.append(Migration(version: version, name: String(file.dropLast(4)[file.index(after: underscore)...]), sql: sql))
         }
         migrations.sort { $0.version < $1.version }
         for (offset, migration) in migrations.enumerated() where migration.version != offset + 1 {
-            throw .configuration("migrations must be numbered 1, 2, 3 … without gaps or duplicates; found version \(migration.version) at position \(offset + 1) in \(directory.path)")
+            throw .configuration("migrations must be numbered 1, 2, 3 … without gaps or duplicates; found version \(migration.version) at position \(offset + 1) in \(origin)")
         }
         return migrations
     }
 
-    /// Where the migrations are: `ATELIER_MIGRATIONS_DIR`, else `Migrations/` in the working
-    /// directory, else next to a checkout's `.build/<config>/atelier`, else the Docker image's path.
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let dir = environment["ATELIER_MIGRATIONS_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir) }
-        let fm = FileManager.default
-        var candidates = [URL(fileURLWithPath: fm.currentDirectoryPath).appendingPathComponent("Migrations")]
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        var dir = executable.deletingLastPathComponent()
-        for _ in 0..<5 {
-            candidates.append(dir.appendingPathComponent("Migrations"))
-            dir = dir.deletingLastPathComponent()
-        }
-        candidates.append(URL(fileURLWithPath: "/app/Migrations"))
-        return candidates.first { fm.fileExists(atPath: $0.path) } ?? candidates[0]
+    /// 12 for `0012_name.sql`; nil for a name not of that shape.
+    static func version(ofFile file: String) -> Int? {
+        guard file.hasSuffix(".sql"), let underscore = file.firstIndex(of: "_"),
+              let version = Int(file[..<underscore]), version > 0 else { return nil }
+        return version
     }
 }

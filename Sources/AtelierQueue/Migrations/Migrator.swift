@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 
-/// Applies `Migrations/*.sql` in order, each in its own transaction, recorded in
+/// Applies the migrations (those built in: `Migrations/*.sql`) in order, each in its own transaction, recorded in
 /// `atelier_schema_migrations`. Re-running is a no-op; several migrators at once are
 /// serialised by an advisory lock; a database newer than this build is refused.
 public struct Migrator: Sendable {
@@ -10,10 +10,10 @@ public struct Migrator: Sendable {
 
     public init(queue: JobQueue, migrations: [Migration]) throws(QueueError) {
         guard let newest = migrations.last?.version else {
-            throw .configuration("no migrations found: set ATELIER_MIGRATIONS_DIR to the Migrations/ directory")
+            throw .configuration("no migrations given")
         }
         guard newest == Schema.version else {
-            throw .configuration("the migrations directory goes up to version \(newest) but this build of atelier expects version \(Schema.version): the directory and the binary come from different releases")
+            throw .configuration("the migrations go up to version \(newest) but this build of atelier expects version \(Schema.version): the directory and the binary come from different releases")
         }
         self.queue = queue
         self.migrations = migrations

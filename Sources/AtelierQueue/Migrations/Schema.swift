@@ -1,7 +1,7 @@
-/// The schema version this build of Atelier was written against: the highest migration it knows.
-/// Raise it in the same commit that adds `Migrations/NNNN_….sql`.
+/// The schema version this build of Atelier was written against: the highest migration built
+/// into it (``Migration/builtIn()``), so adding `Migrations/NNNN_….sql` raises it.
 public enum Schema {
-    public static let version = 8
+    public static let version = Migration.files.compactMap { Migration.version(ofFile: $0.name) }.max() ?? 0
 
     /// Advisory-lock namespace (classid) for every lock Atelier takes: "ATLR".
     public static let lockNamespace: Int32 = 0x4154_4C52

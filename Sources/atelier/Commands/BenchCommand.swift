@@ -100,7 +100,7 @@ private func runBenchmark(_ options: DatabaseOptions, connections: Int = 4,
         var logger = Logger(label: "atelier.bench")
         logger.logLevel = .error
         try await JobQueue.withQueue(url: url, applicationName: "atelier-bench", maxConnections: connections, logger: logger) { queue in
-            _ = try await Migrator(queue: queue, migrations: Migration.load(from: Migration.defaultDirectory())).migrate()
+            _ = try await Migrator(queue: queue, migrations: Migration.builtIn()).migrate()
             try await body(QueueScenarios(queue: queue, url: url))
         }
     } catch let error as BenchError {

@@ -38,7 +38,7 @@ struct DevCommand: AsyncParsableCommand {
             var quiet = logger
             quiet.logLevel = .error
             let token = try await JobQueue.withQueue(url: url, applicationName: "atelier-dev-setup", logger: quiet) { queue in
-                _ = try await Migrator(queue: queue, migrations: try Migration.load(from: Migration.defaultDirectory())).migrate()
+                _ = try await Migrator(queue: queue, migrations: try Migration.builtIn()).migrate()
                 return try await DevToken.ensure(file: tokenFile, tokens: AppTokens(queue: queue))
             }
 

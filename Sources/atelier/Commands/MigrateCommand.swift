@@ -5,21 +5,21 @@ import Foundation
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply Migrations/*.sql in order (each in a transaction); a no-op when up to date.")
+        abstract: "Apply the migrations built into this binary in order (each in a transaction); a no-op when up to date.")
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Directory of NNNN_name.sql files (default: $ATELIER_MIGRATIONS_DIR, else ./Migrations).")
+    @Option(help: "Apply the NNNN_name.sql files of this directory instead (they must go up to this build's schema version).")
     var dir: String?
 
     @Flag(help: "Only show which migrations are applied.")
     var status = false
 
     func run() async throws {
-        let directory = dir.map { URL(fileURLWithPath: $0) } ?? Migration.defaultDirectory()
+        let directory = dir.map { URL(fileURLWithPath: $0) }
         let status = self.status
         try await withQueue(database, logLevel: .info) { queue in
-            let migrator = try Migrator(queue: queue, migrations: try Migration.load(from: directory))
+            let migrator = try Migrator(queue: queue, migrations: try directory.map { url throws(QueueError) in try Migration.load(from: url) } ?? Migration.builtIn())
             if status {
                 let applied = try await migrator.appliedMigrations()
                 var table = Table("VERSION", "NAME", "STATE")

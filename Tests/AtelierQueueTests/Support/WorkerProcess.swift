@@ -30,7 +30,6 @@ final class AtelierProcess: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["ATELIER_DATABASE_URL"] = database?.text
         if database == nil { environment.removeValue(forKey: "ATELIER_DATABASE_URL") }
-        environment["ATELIER_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory.path
         environment["ATELIER_LOG_LEVEL"] = environment["ATELIER_TEST_LOG_LEVEL"] ?? "info"
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
