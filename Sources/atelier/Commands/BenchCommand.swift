@@ -9,7 +9,8 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks. Each prints one JSON line per result; ops/bench/queue runs them beside the peers.",
-        subcommands: [QueueBenchCommand.self, ImageBenchCommand.self, EmbedBenchCommand.self, SearchBenchCommand.self])
+        subcommands: [QueueBenchCommand.self, ImageBenchCommand.self, EmbedBenchCommand.self, SearchBenchCommand.self,
+                      HTTPFloorCommand.self])
 }
 
 struct QueueBenchCommand: AsyncParsableCommand {
@@ -187,5 +188,21 @@ struct SearchBenchCommand: AsyncParsableCommand {
         try await runBenchmark(database, connections: 4) { scenarios in
             try await SearchBench(queue: scenarios.queue, encoder: encoder, count: vectors, samples: samples).run()
         }
+    }
+}
+
+struct HTTPFloorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "http-floor",
+        abstract: "Serve one JSON file at /job.json with Hummingbird alone (no middleware): the framework's ceiling for ops/bench/api.")
+    @Option(help: "The JSON file to serve.") var file: String
+    @Option(help: "host:port to listen on.") var listen = "127.0.0.1:18082"
+
+    func run() async throws {
+        guard let json = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
+            throw ValidationError("--listen must be host:port")
+        }
+        try await HTTPFloorServer(json: json).run(host: String(listen[..<colon]), port: port)
     }
 }

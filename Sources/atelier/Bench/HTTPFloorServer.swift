@@ -1,0 +1,36 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// `atelier bench http-floor`: the HTTP server Atelier is built on (Hummingbird 2 on SwiftNIO),
+/// answering one static JSON file with its ETag and nothing else — no middleware, no
+/// authentication, no cache lookup. ops/bench/api runs it beside `atelier serve` and nginx, so
+/// the report can say how much of the gap to nginx is the framework's and how much is ours.
+struct HTTPFloorServer {
+    let body: ByteBuffer
+    let etag: String
+
+    init(json: Data) {
+        body = ByteBuffer(bytes: json)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in json { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        etag = "\"" + String(hash, radix: 16) + "\""
+    }
+
+    func run(host: String, port: Int) async throws {
+        let router = Router()
+        let (body, etag) = (self.body, self.etag)
+        router.get("job.json") { request, _ -> Response in
+            if request.headers[.ifNoneMatch] == etag {
+                return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "no-cache"])
+            }
+            return Response(status: .ok, headers: [.contentType: "application/json", .eTag: etag, .cacheControl: "no-cache"],
+                            body: .init(byteBuffer: body))
+        }
+        var logger = Logger(label: "atelier.bench.http-floor")
+        logger.logLevel = .warning
+        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "floor"),
+                              logger: logger)
+        try await app.runService()
+    }
+}
