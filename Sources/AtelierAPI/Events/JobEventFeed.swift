@@ -2,6 +2,7 @@ import AtelierQueue
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// How one stream dialect writes a job's events: the SSE text for each, and whether the stream
 /// ends after it. Mutating, so a dialect can remember what it has seen (Mondrian's last progress).
@@ -37,9 +38,11 @@ struct JobEventFeed {
                                                 prelude: String, formatter: Formatter) throws -> Response {
         let subscription = try hub.openStream(jobID, for: principal)
         let readEvents = self.readEvents
+        // Written once, then let go: an idle stream should not keep its first snapshot for hours.
+        let firstWrite = TakeOnce(ByteBuffer(string: prelude))
         let body = ResponseBody { writer in
             var formatter = formatter
-            try await writer.write(ByteBuffer(string: prelude))
+            if let first = firstWrite.take() { try await writer.write(first) }
             var cursor = lastEventID
             var signals = subscription.makeAsyncIterator()
             reading: while true {
@@ -81,6 +84,15 @@ struct JobEventFeed {
     static func oneLine(_ text: String) -> String {
         text.contains("\n") ? text.replacingOccurrences(of: "\n", with: " ") : text
     }
+}
+
+/// A value handed out once, then released.
+final class TakeOnce<Value: Sendable>: Sendable {
+    private let value: Mutex<Value?>
+
+    init(_ value: Value) { self.value = Mutex(value) }
+
+    func take() -> Value? { value.withLock { value in defer { value = nil }; return value } }
 }
 
 /// Runs `body` in a task of its own and waits for it. A Swift task keeps the memory its deepest

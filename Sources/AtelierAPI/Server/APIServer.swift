@@ -123,8 +123,8 @@ public final class APIServer: Sendable {
         background += services
         let (configuration, publicBase) = (self.configuration, self.publicBase)
         return Application(
-            router: try makeRouter(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()],
+            responder: OwnTaskResponder(inner: try makeRouter().buildResponder(), inOwnTask: Self.mayStream),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ReceiveBufferSizing(), ExpectContinueHandler()],
                                                 idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "atelier"),
             services: background,
@@ -137,6 +137,11 @@ public final class APIServer: Sendable {
                 await onServerRunning(channel)
             },
             logger: logger)
+    }
+
+    /// Paths whose answer may be a long-lived event stream (``OwnTaskResponder``).
+    static func mayStream(_ path: String) -> Bool {
+        path.hasSuffix("/events") || path.hasPrefix("/stream/")
     }
 
     /// Warns loudly when open access is on: anyone who can reach the port can use the API.
