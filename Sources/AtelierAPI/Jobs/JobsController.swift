@@ -144,7 +144,7 @@ struct JobsController: Sendable {
 
     static func jobID(_ context: APIRequestContext) throws -> UUID {
         let text = try context.parameters.require("id")
-        guard let id = UUID(uuidString: text) else { throw APIError.notFound("no job with id '\(text.prefix(64))'") }
+        guard let id = JobID.uuid(text) else { throw APIError.notFound("no job with id '\(text.prefix(64))'") }
         return id
     }
 

@@ -35,4 +35,33 @@ public enum JobID {
         }
         return id
     }
+
+    /// The UUID written as `text` (8-4-4-4-12 hex digits, either case), or nil: what
+    /// `UUID(uuidString:)` accepts, without its `sscanf` (a visible cost on the poll path).
+    public static func uuid(_ text: some StringProtocol) -> UUID? {
+        var high: UInt64 = 0, low: UInt64 = 0
+        var index = 0, nibbles = 0
+        for char in text.utf8 {
+            defer { index += 1 }
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard char == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt64
+            switch char {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(char - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt64(char - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = UInt64(char - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            guard nibbles < 32 else { return nil }
+            if nibbles < 16 { high = high << 4 | value } else { low = low << 4 | value }
+            nibbles += 1
+        }
+        guard index == 36, nibbles == 32 else { return nil }
+        func byte(_ word: UInt64, _ n: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: word >> (56 - 8 * n)) }
+        return UUID(uuid: (byte(high, 0), byte(high, 1), byte(high, 2), byte(high, 3), byte(high, 4), byte(high, 5),
+                           byte(high, 6), byte(high, 7), byte(low, 0), byte(low, 1), byte(low, 2), byte(low, 3),
+                           byte(low, 4), byte(low, 5), byte(low, 6), byte(low, 7)))
+    }
 }

@@ -43,7 +43,7 @@ struct Settings {
     func bootstrapLogging(fallback: Logger.Level) {
         let level = string("ATELIER_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? fallback
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = LineLogHandler(label: label)
             handler.logLevel = level
             return handler
         }
