@@ -14,7 +14,7 @@ public final class TestDatabase: Sendable {
 
     public static func adminURL() throws -> DatabaseURL {
         guard let text = ProcessInfo.processInfo.environment["ATELIER_TEST_DATABASE_URL"], !text.isEmpty else {
-            throw QueueError.configuration("ATELIER_TEST_DATABASE_URL is not set: run the tests with ./ops/test, which starts PostgreSQL")
+            throw ConfigurationError("ATELIER_TEST_DATABASE_URL is not set: run the tests with ./ops/test, which starts PostgreSQL")
         }
         return try DatabaseURL(parsing: text)
     }

@@ -20,20 +20,20 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         self.sslMode = sslMode
     }
 
-    public init(parsing text: String) throws(QueueError) {
+    public init(parsing text: String) throws(ConfigurationError) {
         guard let components = URLComponents(string: text),
               let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme),
               let host = components.host, !host.isEmpty
         else {
-            throw .configuration("ATELIER_DATABASE_URL must look like postgres://user:password@host:5432/database, got '\(Self.redacted(text))'")
+            throw ConfigurationError("ATELIER_DATABASE_URL must look like postgres://user:password@host:5432/database, got '\(Self.redacted(text))'")
         }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else {
-            throw .configuration("ATELIER_DATABASE_URL names no database: add /DATABASE after the host")
+            throw ConfigurationError("ATELIER_DATABASE_URL names no database: add /DATABASE after the host")
         }
         let sslMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
         guard ["disable", "prefer", "require"].contains(sslMode) else {
-            throw .configuration("ATELIER_DATABASE_URL sslmode must be disable, prefer or require, got '\(sslMode)'")
+            throw ConfigurationError("ATELIER_DATABASE_URL sslmode must be disable, prefer or require, got '\(sslMode)'")
         }
         self.init(
             host: host,

@@ -8,12 +8,12 @@ public struct Migrator: Sendable {
     public let queue: JobQueue
     public let migrations: [Migration]
 
-    public init(queue: JobQueue, migrations: [Migration]) throws(QueueError) {
+    public init(queue: JobQueue, migrations: [Migration]) throws(ConfigurationError) {
         guard let newest = migrations.last?.version else {
-            throw .configuration("no migrations given")
+            throw ConfigurationError("no migrations given")
         }
         guard newest == Schema.version else {
-            throw .configuration("the migrations go up to version \(newest) but this build of atelier expects version \(Schema.version): the directory and the binary come from different releases")
+            throw ConfigurationError("the migrations go up to version \(newest) but this build of atelier expects version \(Schema.version): the directory and the binary come from different releases")
         }
         self.queue = queue
         self.migrations = migrations
