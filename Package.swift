@@ -7,25 +7,27 @@ import PackageDescription
 // checks that every import is declared and every declared dependency imported):
 //
 //   atelier (the executable) → AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
-//                              AtelierSearch, AtelierStorage, AtelierImaging, AtelierEmbeddings,
-//                              AtelierVision, CAtelierKernels
+//                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
+//                              AtelierEmbeddings, AtelierVision, CAtelierKernels
 //   AtelierAPI        → AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
 //                       AtelierEmbeddings, AtelierVision
 //   AtelierHandlers   → AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
-//   AtelierWorker     → AtelierQueue, AtelierStorage
+//   AtelierWorker     → AtelierQueue, AtelierDatabase, AtelierStorage
 //   AtelierVision     → AtelierImaging
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
-//   AtelierQueue      → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
+//   AtelierQueue      → AtelierDatabase
+//   AtelierDatabase   → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
 //   AtelierSearch, AtelierStorage: none of ours
 //
-// Tests: AtelierTestSupport → AtelierQueue; each test target declares what it imports.
+// Tests: AtelierTestSupport → AtelierQueue, AtelierDatabase; each test target declares what it imports.
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "atelier", targets: ["atelier"]),
+        .library(name: "AtelierDatabase", targets: ["AtelierDatabase"]),
         .library(name: "AtelierQueue", targets: ["AtelierQueue"]),
         .library(name: "AtelierWorker", targets: ["AtelierWorker"]),
         .library(name: "AtelierStorage", targets: ["AtelierStorage"]),
@@ -50,18 +52,28 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
-        // Migrations/*.sql built into AtelierQueue as Swift source (EmbedFiles writes it): the
+        // Migrations/*.sql built into AtelierDatabase as Swift source (EmbedFiles writes it): the
         // binary never looks for its schema on disk, and the schema version is the newest file's.
         .executableTarget(name: "EmbedFiles"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
-        // The durable queue: schema migrations, enqueue, claim, leases, completion, maintenance.
+        // The database itself: DatabaseURL (ATELIER_DATABASE_URL), the migrations and their
+        // migrator, the schema version, ConfigurationError for bad settings.
         .target(
-            name: "AtelierQueue",
+            name: "AtelierDatabase",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             plugins: ["EmbedMigrations"]
+        ),
+        // The durable queue: enqueue, claim, leases, completion, control, inspection, notifier.
+        .target(
+            name: "AtelierQueue",
+            dependencies: [
+                "AtelierDatabase",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // C codecs: libjpeg-turbo and libpng behind a small C layer (errors as codes, never longjmp into Swift).
         .target(
@@ -119,6 +131,7 @@ let package = Package(
             name: "AtelierWorker",
             dependencies: [
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -167,6 +180,7 @@ let package = Package(
             name: "atelier",
             dependencies: [
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierWorker",
                 "AtelierAPI",
                 "AtelierHandlers",
@@ -189,6 +203,7 @@ let package = Package(
             name: "AtelierTestSupport",
             dependencies: [
                 "AtelierQueue",
+                "AtelierDatabase",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -202,6 +217,7 @@ let package = Package(
             name: "AtelierQueueTests",
             dependencies: [
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierWorker",
                 "AtelierStorage",
                 "AtelierTestSupport",

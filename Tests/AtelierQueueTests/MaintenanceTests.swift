@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierStorage
 import AtelierTestSupport
 import AtelierQueue

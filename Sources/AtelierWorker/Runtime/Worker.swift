@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierStorage
 import AtelierQueue
 import Foundation

@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierDatabase
 import AtelierEmbeddings
 import AtelierHandlers
 import AtelierImaging

@@ -64,7 +64,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         return "postgres://\(userInfo)@\(host):\(port)/\(database)?sslmode=\(sslMode)"
     }
 
-    func clientConfiguration(applicationName: String) -> PostgresClient.Configuration {
+    package func clientConfiguration(applicationName: String) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS
         switch sslMode {
         case "require": tls = .require(.makeClientConfiguration())
@@ -78,7 +78,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         return configuration
     }
 
-    func connectionConfiguration() -> PostgresConnection.Configuration {
+    package func connectionConfiguration() -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         switch sslMode {
         case "require": tls = .require(try! .init(configuration: .makeClientConfiguration()))
