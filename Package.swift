@@ -213,6 +213,11 @@ let package = Package(
             ],
             path: "Tests/AtelierTestSupport"
         ),
+        // Migrations (built in = the checkout's files, re-run, newer database refused) and DatabaseURL.
+        .testTarget(
+            name: "AtelierDatabaseTests",
+            dependencies: ["AtelierDatabase", "AtelierQueue", "AtelierTestSupport"]
+        ),
         .testTarget(
             name: "AtelierQueueTests",
             dependencies: [
