@@ -198,7 +198,7 @@ let package = Package(
             ]
         ),
         // Shared by the test targets: a fresh migrated database per test on the PostgreSQL of
-        // ./ops/test, and a server replaying the OpenAI chat-completions protocol.
+        // ./ops/test, a real `atelier` process, and a server replaying the OpenAI chat-completions protocol.
         .target(
             name: "AtelierTestSupport",
             dependencies: [
@@ -220,10 +220,16 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierQueueTests",
+            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierTestSupport"]
+        ),
+        // The worker runtime in process and as real `atelier work` processes (exactly once,
+        // SIGKILL, SIGTERM, the supervisor), crashes and poison pills, maintenance, diagnostic kinds.
+        .testTarget(
+            name: "AtelierWorkerTests",
             dependencies: [
+                "AtelierWorker",
                 "AtelierQueue",
                 "AtelierDatabase",
-                "AtelierWorker",
                 "AtelierStorage",
                 "AtelierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
