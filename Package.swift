@@ -21,7 +21,9 @@ import PackageDescription
 //   AtelierDatabase   → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
 //   AtelierSearch, AtelierStorage: none of ours
 //
-// Tests: AtelierTestSupport → AtelierQueue, AtelierDatabase; each test target declares what it imports.
+// Tests: a test target per target under test — AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests,
+// AtelierCLITests (the `atelier` binary), AtelierImagingTests, AtelierVisionTests, AtelierEmbeddingsTests,
+// AtelierAPITests; AtelierTestSupport → AtelierQueue, AtelierDatabase. Each declares what it imports.
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
@@ -220,7 +222,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierQueueTests",
-            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierTestSupport"]
+            dependencies: ["AtelierQueue", "AtelierTestSupport"]
         ),
         // The worker runtime in process and as real `atelier work` processes (exactly once,
         // SIGKILL, SIGTERM, the supervisor), crashes and poison pills, maintenance, diagnostic kinds.
@@ -234,6 +236,11 @@ let package = Package(
                 "AtelierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The `atelier` binary as operators and scripts use it: output, --json, exit codes.
+        .testTarget(
+            name: "AtelierCLITests",
+            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierTestSupport"]
         ),
         .testTarget(
             name: "AtelierImagingTests",
