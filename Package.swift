@@ -7,25 +7,29 @@ import PackageDescription
 // checks that every import is declared and every declared dependency imported):
 //
 //   atelier (the executable) → AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
-//                              AtelierSearch, AtelierStorage, AtelierImaging, AtelierEmbeddings,
-//                              AtelierVision, CAtelierKernels
+//                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
+//                              AtelierEmbeddings, AtelierVision, CAtelierKernels
 //   AtelierAPI        → AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
 //                       AtelierEmbeddings, AtelierVision
 //   AtelierHandlers   → AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
-//   AtelierWorker     → AtelierQueue, AtelierStorage
+//   AtelierWorker     → AtelierQueue, AtelierDatabase, AtelierStorage
 //   AtelierVision     → AtelierImaging
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
-//   AtelierQueue      → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
+//   AtelierQueue      → AtelierDatabase
+//   AtelierDatabase   → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
 //   AtelierSearch, AtelierStorage: none of ours
 //
-// Tests: AtelierTestSupport → AtelierQueue; each test target declares what it imports.
+// Tests: a test target per target under test — AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests,
+// AtelierCLITests (the `atelier` binary), AtelierImagingTests, AtelierVisionTests, AtelierEmbeddingsTests,
+// AtelierAPITests; AtelierTestSupport → AtelierQueue, AtelierDatabase. Each declares what it imports.
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "atelier", targets: ["atelier"]),
+        .library(name: "AtelierDatabase", targets: ["AtelierDatabase"]),
         .library(name: "AtelierQueue", targets: ["AtelierQueue"]),
         .library(name: "AtelierWorker", targets: ["AtelierWorker"]),
         .library(name: "AtelierStorage", targets: ["AtelierStorage"]),
@@ -50,18 +54,28 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
-        // Migrations/*.sql built into AtelierQueue as Swift source (EmbedFiles writes it): the
+        // Migrations/*.sql built into AtelierDatabase as Swift source (EmbedFiles writes it): the
         // binary never looks for its schema on disk, and the schema version is the newest file's.
         .executableTarget(name: "EmbedFiles"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
-        // The durable queue: schema migrations, enqueue, claim, leases, completion, maintenance.
+        // The database itself: DatabaseURL (ATELIER_DATABASE_URL), the migrations and their
+        // migrator, the schema version, ConfigurationError for bad settings.
         .target(
-            name: "AtelierQueue",
+            name: "AtelierDatabase",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             plugins: ["EmbedMigrations"]
+        ),
+        // The durable queue: enqueue, claim, leases, completion, control, inspection, notifier.
+        .target(
+            name: "AtelierQueue",
+            dependencies: [
+                "AtelierDatabase",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // C codecs: libjpeg-turbo and libpng behind a small C layer (errors as codes, never longjmp into Swift).
         .target(
@@ -119,6 +133,7 @@ let package = Package(
             name: "AtelierWorker",
             dependencies: [
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -167,6 +182,7 @@ let package = Package(
             name: "atelier",
             dependencies: [
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierWorker",
                 "AtelierAPI",
                 "AtelierHandlers",
@@ -184,11 +200,12 @@ let package = Package(
             ]
         ),
         // Shared by the test targets: a fresh migrated database per test on the PostgreSQL of
-        // ./ops/test, and a server replaying the OpenAI chat-completions protocol.
+        // ./ops/test, a real `atelier` process, and a server replaying the OpenAI chat-completions protocol.
         .target(
             name: "AtelierTestSupport",
             dependencies: [
                 "AtelierQueue",
+                "AtelierDatabase",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -198,15 +215,32 @@ let package = Package(
             ],
             path: "Tests/AtelierTestSupport"
         ),
+        // Migrations (built in = the checkout's files, re-run, newer database refused) and DatabaseURL.
+        .testTarget(
+            name: "AtelierDatabaseTests",
+            dependencies: ["AtelierDatabase", "AtelierQueue", "AtelierTestSupport"]
+        ),
         .testTarget(
             name: "AtelierQueueTests",
+            dependencies: ["AtelierQueue", "AtelierTestSupport"]
+        ),
+        // The worker runtime in process and as real `atelier work` processes (exactly once,
+        // SIGKILL, SIGTERM, the supervisor), crashes and poison pills, maintenance, diagnostic kinds.
+        .testTarget(
+            name: "AtelierWorkerTests",
             dependencies: [
-                "AtelierQueue",
                 "AtelierWorker",
+                "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierStorage",
                 "AtelierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The `atelier` binary as operators and scripts use it: output, --json, exit codes.
+        .testTarget(
+            name: "AtelierCLITests",
+            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierTestSupport"]
         ),
         .testTarget(
             name: "AtelierImagingTests",

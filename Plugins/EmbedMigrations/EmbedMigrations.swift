@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// Builds `Migrations/*.sql` into the target that uses it (AtelierQueue) as Swift source: the
+/// Builds `Migrations/*.sql` into the target that uses it (AtelierDatabase) as Swift source: the
 /// binary carries its schema and never looks for it on disk. The files are read by the
 /// `EmbedFiles` tool at build time; a changed or added file rebuilds the target.
 @main

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierQueue
 import Foundation
 import Logging
@@ -14,7 +15,7 @@ public final class TestDatabase: Sendable {
 
     public static func adminURL() throws -> DatabaseURL {
         guard let text = ProcessInfo.processInfo.environment["ATELIER_TEST_DATABASE_URL"], !text.isEmpty else {
-            throw QueueError.configuration("ATELIER_TEST_DATABASE_URL is not set: run the tests with ./ops/test, which starts PostgreSQL")
+            throw ConfigurationError("ATELIER_TEST_DATABASE_URL is not set: run the tests with ./ops/test, which starts PostgreSQL")
         }
         return try DatabaseURL(parsing: text)
     }
@@ -29,7 +30,7 @@ public final class TestDatabase: Sendable {
         let queue = JobQueue(url: url, applicationName: "atelier-test", maxConnections: 20, logger: logger)
         let runner = Task { await queue.run() }
         let db = TestDatabase(url: url, queue: queue, admin: admin, runner: runner)
-        try await Migrator(queue: queue, migrations: Migration.builtIn()).migrate()
+        try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn()).migrate()
         return db
     }
 

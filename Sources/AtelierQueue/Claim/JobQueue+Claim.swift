@@ -10,7 +10,7 @@ extension JobQueue {
     /// the same statement, and append a `running` event for each. Paused queues are left alone.
     /// It lives in the database so its planner settings can pin the index walk: cost is
     /// O(limit), not O(queued jobs), even when statistics are stale.
-    public func claim(
+    package func claim(
         worker: String, queues: [String], kinds: [String], limit: Int, lease: Duration
     ) async throws -> [ClaimedJob] {
         guard limit > 0, !queues.isEmpty, !kinds.isEmpty else { return [] }

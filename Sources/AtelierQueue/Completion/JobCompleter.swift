@@ -8,7 +8,7 @@ import Synchronization
 /// latency); while a write is in flight, the completions that arrive meanwhile wait and go
 /// together in the next one (highest throughput). Each caller learns whether its own
 /// completion landed or was refused by the lease fence.
-public final class JobCompleter: Sendable {
+package final class JobCompleter: Sendable {
     private struct Pending {
         var completion: Completion
         var continuation: CheckedContinuation<Bool, Never>
@@ -24,7 +24,7 @@ public final class JobCompleter: Sendable {
     private let maxBatch: Int
     private let state = Mutex(State())
 
-    public init(queue: JobQueue, worker: String, maxBatch: Int = 500) {
+    package init(queue: JobQueue, worker: String, maxBatch: Int = 500) {
         self.queue = queue
         self.worker = worker
         self.maxBatch = maxBatch
@@ -32,7 +32,7 @@ public final class JobCompleter: Sendable {
 
     /// Records `completion`; returns `true` if it landed, `false` if the fence refused it
     /// (the job was rescued from this worker) or the database could not be reached.
-    public func complete(_ completion: Completion) async -> Bool {
+    package func complete(_ completion: Completion) async -> Bool {
         await withCheckedContinuation { continuation in
             let startFlush = state.withLock { state -> Bool in
                 state.pending.append(Pending(completion: completion, continuation: continuation))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How one attempt of a job ended, as the worker reports it.
-public enum JobOutcome: Sendable, Equatable {
+package enum JobOutcome: Sendable, Equatable {
     /// Done; `result` is JSON object text (or nil for none).
     case succeeded(result: String?)
     /// A transient failure: run again after `delay`.
@@ -26,18 +26,18 @@ public enum JobOutcome: Sendable, Equatable {
 }
 
 /// The outcome of one claimed attempt, fenced on (job id, attempt, lease owner).
-public struct Completion: Sendable, Equatable {
-    public var jobID: UUID
-    public var attempt: Int
-    public var outcome: JobOutcome
+package struct Completion: Sendable, Equatable {
+    package var jobID: UUID
+    package var attempt: Int
+    package var outcome: JobOutcome
 
-    public init(jobID: UUID, attempt: Int, outcome: JobOutcome) {
+    package init(jobID: UUID, attempt: Int, outcome: JobOutcome) {
         self.jobID = jobID
         self.attempt = attempt
         self.outcome = outcome
     }
 
-    public init(job: ClaimedJob, outcome: JobOutcome) {
+    package init(job: ClaimedJob, outcome: JobOutcome) {
         self.init(jobID: job.id, attempt: job.attempt, outcome: outcome)
     }
 }

@@ -7,7 +7,7 @@ extension JobQueue {
     /// Fencing: an outcome lands only if the job is still `running` under `worker`'s lease for
     /// that same attempt. A worker whose lease was rescued (it looked dead, or its lease expired)
     /// and whose job was claimed again cannot overwrite anything: its completion is refused.
-    public func complete(_ completions: [Completion], worker: String) async throws -> Set<UUID> {
+    package func complete(_ completions: [Completion], worker: String) async throws -> Set<UUID> {
         guard !completions.isEmpty else { return [] }
         var results: [String] = [], errors: [String] = [], delays: [Double] = []
         for completion in completions {

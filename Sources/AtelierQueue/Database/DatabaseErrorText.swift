@@ -1,9 +1,12 @@
+import AtelierDatabase
 import PostgresNIO
 
 /// Turns PostgresNIO errors into one line a person can act on.
 public enum DatabaseErrorText {
     public static func describe(_ error: any Error) -> String {
         if let error = error as? QueueError { return error.message }
+        if let error = error as? ConfigurationError { return error.message }
+        if let error = error as? SchemaError { return error.message }
         if let error = error as? PostgresTransactionError {
             if let inner = error.closureError ?? error.commitError ?? error.beginError {
                 return describe(inner)
@@ -27,8 +30,11 @@ public enum DatabaseErrorText {
     /// The ``QueueError`` inside `error`, if any (transactions wrap the errors thrown inside them).
     /// A server that is going away or not yet accepting connections is `.unreachable`, like a
     /// refused connection: PostgreSQL shutting down or restarting is an outage, not a bad request.
+    /// A ``ConfigurationError`` is `.configuration`, a ``SchemaError`` (the migrator's) `.schema`.
     public static func queueError(_ error: any Error) -> QueueError? {
         if let error = error as? QueueError { return error }
+        if let error = error as? ConfigurationError { return .configuration(error.message) }
+        if let error = error as? SchemaError { return .schema(error.message) }
         if let error = error as? PostgresTransactionError {
             if let inner = error.closureError, let found = queueError(inner) { return found }
             if let inner = error.beginError ?? error.commitError ?? error.closureError {

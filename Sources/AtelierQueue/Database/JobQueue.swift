@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import PostgresNIO
@@ -8,6 +9,12 @@ import PostgresNIO
 /// `Enqueue/`, `Claim/`, `Completion/`, `Leases/`, `Control/`, `Maintenance/`, `Inspection/`.
 /// The connection pool must be running: call ``run()`` in a task (or hand ``client`` to a
 /// ServiceGroup) for as long as the queue is used.
+///
+/// Public: what producers and operators use — enqueue; read jobs, their events and children;
+/// cancel, retry, pause and resume; stats, metrics and the worker list. The worker's side —
+/// claim, lease renewal and progress, completion, worker registration and heartbeats, and the
+/// maintenance statements (rescue, prune, purge, orphans) — is `package`: only this package's
+/// own targets (the worker, the executable, the tests) call it.
 public final class JobQueue: Sendable {
     public let client: PostgresClient
     public let url: DatabaseURL

@@ -1,10 +1,15 @@
+import AtelierDatabase
+
 /// Errors of the queue library. Every case carries a message meant for the person reading it.
 public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A setting is missing or malformed.
+    /// A setting is missing or malformed: what ``DatabaseErrorText/queueError(_:)`` makes of a
+    /// ``ConfigurationError`` (settings throw that type, not this case), so that code which
+    /// sorts errors by this enum sorts bad settings too.
     case configuration(String)
     /// The database cannot be reached.
     case unreachable(String)
-    /// The database schema does not match this build of Atelier.
+    /// The database schema does not match this build of Atelier: what
+    /// ``DatabaseErrorText/queueError(_:)`` makes of the migrator's ``SchemaError``.
     case schema(String)
     /// No job with that id (or the id is not a job id at all).
     case jobNotFound(String)

@@ -2,29 +2,29 @@ import Foundation
 import PostgresNIO
 
 /// A running attempt as its worker knows it.
-public struct HeldLease: Sendable, Hashable {
-    public var jobID: UUID
-    public var attempt: Int
+package struct HeldLease: Sendable, Hashable {
+    package var jobID: UUID
+    package var attempt: Int
 
-    public init(jobID: UUID, attempt: Int) {
+    package init(jobID: UUID, attempt: Int) {
         self.jobID = jobID
         self.attempt = attempt
     }
 }
 
 /// What a heartbeat learned about the leases a worker holds.
-public struct LeaseReport: Sendable, Equatable {
+package struct LeaseReport: Sendable, Equatable {
     /// Leases extended: still this worker's.
-    public var held: Set<UUID>
+    package var held: Set<UUID>
     /// Of those, the jobs someone asked to cancel.
-    public var cancelRequested: Set<UUID>
+    package var cancelRequested: Set<UUID>
 }
 
 extension JobQueue {
     /// Extends the leases of the attempts `worker` is running, and reports which are still its
     /// own and which were asked to cancel. An attempt missing from `held` was rescued from this
     /// worker: stop it, its completion would be refused anyway.
-    public func extendLeases(_ leases: [HeldLease], worker: String, lease: Duration) async throws -> LeaseReport {
+    package func extendLeases(_ leases: [HeldLease], worker: String, lease: Duration) async throws -> LeaseReport {
         guard !leases.isEmpty else { return LeaseReport(held: [], cancelRequested: []) }
         let rows = try await client.query("""
             UPDATE jobs j
@@ -43,7 +43,7 @@ extension JobQueue {
 
     /// Reports progress of a running attempt (0…100 and a step name) and appends a `progress`
     /// event. Fenced like completion: returns `false` if the lease is no longer this worker's.
-    public func reportProgress(
+    package func reportProgress(
         job: ClaimedJob, percent: Int, step: String?, detail: String? = nil
     ) async throws -> Bool {
         let percent = min(100, max(0, percent))

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import PostgresNIO
 
@@ -17,7 +18,7 @@ enum Liveness {
 
 extension JobQueue {
     /// Adds (or refreshes) `worker` in the registry; returns its liveness lock key.
-    public func register(_ worker: WorkerRegistration) async throws -> Int32 {
+    package func register(_ worker: WorkerRegistration) async throws -> Int32 {
         let key = try await scalar("""
             INSERT INTO workers (id, host, pid, queues, kinds, concurrency, version)
             VALUES (\(worker.id), \(worker.host), \(worker.pid), \(worker.queues)::text[], \(worker.kinds)::text[],
@@ -30,7 +31,7 @@ extension JobQueue {
     }
 
     /// Records a worker heartbeat. Returns `false` if the row is gone (pruned as dead): re-register.
-    public func heartbeat(worker: String, running: Int, processed: Int64) async throws -> Bool {
+    package func heartbeat(worker: String, running: Int, processed: Int64) async throws -> Bool {
         let count = try await scalar("""
             WITH w AS (
                 UPDATE workers SET heartbeat_at = now(), running = \(running), processed = \(processed)
@@ -41,13 +42,13 @@ extension JobQueue {
     }
 
     /// Removes a worker that is shutting down cleanly.
-    public func deregister(worker: String) async throws {
+    package func deregister(worker: String) async throws {
         try await execute("DELETE FROM workers WHERE id = \(worker)")
     }
 
     /// Removes registry rows of workers that are gone: no liveness lock and no heartbeat for `staleAfter`.
     @discardableResult
-    public func pruneWorkers(staleAfter: Duration) async throws -> Int {
+    package func pruneWorkers(staleAfter: Duration) async throws -> Int {
         try await scalar("""
             WITH gone AS (
                 DELETE FROM workers

@@ -1,16 +1,16 @@
 import Foundation
 
 /// A worker process as it registers itself.
-public struct WorkerRegistration: Sendable {
-    public var id: String
-    public var host: String
-    public var pid: Int
-    public var queues: [String]
-    public var kinds: [String]
-    public var concurrency: Int
-    public var version: String
+package struct WorkerRegistration: Sendable {
+    package var id: String
+    package var host: String
+    package var pid: Int
+    package var queues: [String]
+    package var kinds: [String]
+    package var concurrency: Int
+    package var version: String
 
-    public init(id: String, host: String, pid: Int, queues: [String], kinds: [String], concurrency: Int, version: String) {
+    package init(id: String, host: String, pid: Int, queues: [String], kinds: [String], concurrency: Int, version: String) {
         self.id = id
         self.host = host
         self.pid = pid
@@ -21,7 +21,7 @@ public struct WorkerRegistration: Sendable {
     }
 
     /// `host/pid/random`: unique across machines and process restarts.
-    public static func makeID(host: String = ProcessInfo.processInfo.hostName,
+    package static func makeID(host: String = ProcessInfo.processInfo.hostName,
                               pid: Int = Int(ProcessInfo.processInfo.processIdentifier)) -> String {
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
         return "\(host)/\(pid)/\(suffix)"

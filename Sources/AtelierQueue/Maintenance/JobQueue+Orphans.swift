@@ -4,7 +4,7 @@ import PostgresNIO
 extension JobQueue {
     /// Of `ids`, those that name no job: purged, or never inserted (an upload whose insert
     /// failed). The orphan sweep removes such jobs' blob folders.
-    public func missingJobs(_ ids: [UUID]) async throws -> Set<UUID> {
+    package func missingJobs(_ ids: [UUID]) async throws -> Set<UUID> {
         guard !ids.isEmpty else { return [] }
         let rows = try await client.query("""
             SELECT c.id FROM unnest(\(ids)::uuid[]) AS c(id)

@@ -6,7 +6,7 @@ extension JobQueue {
     /// ago, with their events, in batches so that no statement holds locks for long.
     /// Returns the ids deleted, so callers can remove the jobs' blobs too.
     @discardableResult
-    public func purgeFinished(olderThan: Duration, batchSize: Int = 5_000) async throws -> [UUID] {
+    package func purgeFinished(olderThan: Duration, batchSize: Int = 5_000) async throws -> [UUID] {
         var purged: [UUID] = []
         while true {
             let rows = try await client.query("""

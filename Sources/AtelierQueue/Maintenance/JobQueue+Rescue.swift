@@ -20,7 +20,7 @@ extension JobQueue {
     /// attempt — reaches `crashLimit` kills every worker it meets: it is failed, and its error
     /// and `failed` event (`reason: poison_pill`) say so.
     @discardableResult
-    public func rescueLostJobs(restartGrace: Duration = .seconds(15), crashLimit: Int = defaultCrashLimit) async throws -> Int {
+    package func rescueLostJobs(restartGrace: Duration = .seconds(15), crashLimit: Int = defaultCrashLimit) async throws -> Int {
         guard crashLimit >= 1 else { throw QueueError.invalidArgument("the crash limit must be at least 1, got \(crashLimit)") }
         return try await scalar("""
             WITH lost AS (

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierStorage
 import AtelierQueue
 import Foundation
@@ -77,7 +78,10 @@ public final class Worker: Service, Sendable {
                 // Claim nothing before the liveness lock is held, or rescuers would take the jobs back.
                 await notifier.ready.wait()
                 background.addTask { await self.heartbeatLoop(registration) }
-                background.addTask { await self.maintenanceLoop() }
+                background.addTask {
+                    await Maintenance(queue: self.queue, configuration: self.configuration, blobs: self.blobs,
+                                      logger: self.logger).run()
+                }
                 await self.claimLoop()
                 background.cancelAll()
             }
@@ -182,7 +186,7 @@ public final class Worker: Service, Sendable {
         }
     }
 
-    // MARK: Notifications, heartbeats, maintenance
+    // MARK: Notifications, heartbeats
 
     private func consume(_ notifications: AsyncStream<QueueNotification>) async {
         for await notification in notifications {
@@ -217,29 +221,9 @@ public final class Worker: Service, Sendable {
         }
     }
 
-    /// Every `rescueInterval`: take or confirm the maintenance lead (one process per database,
-    /// ``LeaderLock``); the leader rescues, purges and sweeps, the others stand by.
-    private func maintenanceLoop() async {
-        let maintenance = Maintenance(queue: queue, configuration: configuration, blobs: blobs, logger: logger)
-        while !Task.isCancelled {
-            let jitter = Double.random(in: 0.8...1.2)
-            try? await Task.sleep(for: configuration.rescueInterval * jitter)
-            if Task.isCancelled { break }
-            await maintenance.tick()
-        }
-        await maintenance.resign()
-    }
-
-    /// Removes the blob folders of purged jobs (inputs and results). A failure is logged; the
-    /// folder no longer belongs to any job, so the leader's orphan sweep removes it later.
+    /// Removes the blob folders of purged jobs (inputs and results): ``JobPurger``'s, which the
+    /// maintenance leader and `atelier jobs purge` use.
     public static func removeBlobs(of jobs: [UUID], from blobs: (any BlobStore)?, logger: Logger) async {
-        guard let blobs else { return }
-        for id in jobs {
-            do {
-                try await blobs.deleteAll(under: BlobKey.jobFolder(id))
-            } catch {
-                logger.warning("could not remove a purged job's files", metadata: ["job": "\(id)", "error": "\(error)"])
-            }
-        }
+        await JobPurger.removeBlobs(of: jobs, from: blobs, logger: logger)
     }
 }

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierQueue
 import AtelierWorker
 import Foundation

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtelierDatabase
 import AtelierEmbeddings
 import AtelierImaging
 import AtelierQueue
@@ -101,7 +102,7 @@ private func runBenchmark(_ options: DatabaseOptions, connections: Int = 4,
         var logger = Logger(label: "atelier.bench")
         logger.logLevel = .error
         try await JobQueue.withQueue(url: url, applicationName: "atelier-bench", maxConnections: connections, logger: logger) { queue in
-            _ = try await Migrator(queue: queue, migrations: Migration.builtIn()).migrate()
+            _ = try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn()).migrate()
             try await body(QueueScenarios(queue: queue, url: url))
         }
     } catch let error as BenchError {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtelierAPI
+import AtelierDatabase
 import AtelierQueue
 import AtelierWorker
 import Foundation
@@ -38,7 +39,7 @@ struct DevCommand: AsyncParsableCommand {
             var quiet = logger
             quiet.logLevel = .error
             let token = try await JobQueue.withQueue(url: url, applicationName: "atelier-dev-setup", logger: quiet) { queue in
-                _ = try await Migrator(queue: queue, migrations: try Migration.builtIn()).migrate()
+                _ = try await Migrator(client: queue.client, logger: queue.logger, migrations: try Migration.builtIn()).migrate()
                 return try await DevToken.ensure(file: tokenFile, tokens: AppTokens(queue: queue))
             }
 

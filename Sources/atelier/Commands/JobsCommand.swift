@@ -207,8 +207,8 @@ struct JobsCommand: AsyncParsableCommand {
             let blobs: LocalBlobStore
             do { blobs = try Settings().blobStore() } catch { throw fail(error) }
             try await withQueue(database) { queue in
-                let purged = try await queue.purgeFinished(olderThan: age)
-                await Worker.removeBlobs(of: purged, from: blobs, logger: Logger(label: "atelier.purge"))
+                let purged = try await JobPurger(queue: queue, blobs: blobs, logger: Logger(label: "atelier.purge"))
+                    .purge(olderThan: age)
                 say("purged \(purged.count) finished job(s) older than \(olderThan), with their files")
             }
         }

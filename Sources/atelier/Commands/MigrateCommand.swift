@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtelierDatabase
 import AtelierQueue
 import Foundation
 
@@ -19,7 +20,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let directory = dir.map { URL(fileURLWithPath: $0) }
         let status = self.status
         try await withQueue(database, logLevel: .info) { queue in
-            let migrator = try Migrator(queue: queue, migrations: try directory.map { url throws(QueueError) in try Migration.load(from: url) } ?? Migration.builtIn())
+            let migrator = try Migrator(client: queue.client, logger: queue.logger, migrations: try directory.map { url throws(ConfigurationError) in try Migration.load(from: url) } ?? Migration.builtIn())
             if status {
                 let applied = try await migrator.appliedMigrations()
                 var table = Table("VERSION", "NAME", "STATE")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtelierAPI
+import AtelierDatabase
 import AtelierQueue
 import Foundation
 import Hummingbird
@@ -48,7 +49,7 @@ enum APIRunner {
         var quiet = logger
         quiet.logLevel = .error
         try await JobQueue.withQueue(url: url, applicationName: "atelier-api-check", maxConnections: 1, logger: quiet) { queue in
-            try await Migrator.requireCurrent(queue)
+            try await Migrator.requireCurrent(client: queue.client, logger: queue.logger)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtelierDatabase
 import AtelierQueue
 import AtelierWorker
 import Foundation
@@ -111,7 +112,7 @@ struct SchemaCheckedService: Service {
     let inner: any Service
 
     func run() async throws {
-        try await Migrator.requireCurrent(queue)
+        try await Migrator.requireCurrent(client: queue.client, logger: queue.logger)
         try await inner.run()
     }
 }

@@ -10,7 +10,7 @@ struct DatabaseOptions: ParsableArguments {
 }
 
 /// Exit codes, documented in README: 0 success, 1 failure, 3 not found, 4 conflict,
-/// 69 database unreachable, 78 configuration error; argument errors use 64.
+/// 69 database unreachable, 78 a bad setting (``ConfigurationError``) or schema; argument errors use 64.
 enum CommandExit {
     static func code(for error: any Error) -> Int32 {
         switch DatabaseErrorText.queueError(error) {

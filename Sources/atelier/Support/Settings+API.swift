@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierDatabase
 import AtelierEmbeddings
 import AtelierHandlers
 import AtelierImaging
@@ -15,7 +16,7 @@ extension Settings {
         switch text {
         case "1", "true", "yes", "on": return true
         case "0", "false", "no", "off": return false
-        default: throw QueueError.configuration("\(name) must be true or false, got '\(text)'")
+        default: throw ConfigurationError("\(name) must be true or false, got '\(text)'")
         }
     }
 
@@ -29,7 +30,7 @@ extension Settings {
         do {
             return try LocalBlobStore(root: dataDirectory.appendingPathComponent("blobs", isDirectory: true))
         } catch {
-            throw QueueError.configuration(error.message)
+            throw ConfigurationError(error.message)
         }
     }
 
@@ -39,62 +40,62 @@ extension Settings {
         configuration.version = AtelierVersion.current
         let listenText = listen ?? string("ATELIER_LISTEN") ?? "127.0.0.1:8080"
         guard let (host, port) = APIConfiguration.parseListen(listenText) else {
-            throw QueueError.configuration("ATELIER_LISTEN must be host:port (e.g. 127.0.0.1:8080 or 0.0.0.0:8080), got '\(listenText)'")
+            throw ConfigurationError("ATELIER_LISTEN must be host:port (e.g. 127.0.0.1:8080 or 0.0.0.0:8080), got '\(listenText)'")
         }
         configuration.host = host
         configuration.port = port
         if let url = publicURL ?? string("ATELIER_PUBLIC_URL") {
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
-                throw QueueError.configuration("ATELIER_PUBLIC_URL must be an absolute http(s) URL, got '\(url)'")
+                throw ConfigurationError("ATELIER_PUBLIC_URL must be an absolute http(s) URL, got '\(url)'")
             }
             configuration.publicURL = url
         }
         configuration.dataDirectory = dataDirectory
         guard let secret = string("ATELIER_SIGNING_SECRET") else {
-            throw QueueError.configuration("ATELIER_SIGNING_SECRET is not set: it signs result URLs. Generate one with "
+            throw ConfigurationError("ATELIER_SIGNING_SECRET is not set: it signs result URLs. Generate one with "
                 + "`openssl rand -hex 32` (./ops/run creates one on first run and keeps it in .atelier/env)")
         }
         guard secret.utf8.count >= URLSigner.minimumSecretBytes else {
-            throw QueueError.configuration("ATELIER_SIGNING_SECRET must be at least \(URLSigner.minimumSecretBytes) bytes long")
+            throw ConfigurationError("ATELIER_SIGNING_SECRET must be at least \(URLSigner.minimumSecretBytes) bytes long")
         }
         configuration.signingSecret = secret
         configuration.resultURLLifetime = try duration("ATELIER_RESULT_URL_TTL") ?? configuration.resultURLLifetime
         guard configuration.resultURLLifetime >= .seconds(60) else {
-            throw QueueError.configuration("ATELIER_RESULT_URL_TTL must be at least 60s")
+            throw ConfigurationError("ATELIER_RESULT_URL_TTL must be at least 60s")
         }
         if let bytes = try int("ATELIER_MAX_UPLOAD_BYTES") {
-            guard bytes >= 1024 else { throw QueueError.configuration("ATELIER_MAX_UPLOAD_BYTES must be at least 1024") }
+            guard bytes >= 1024 else { throw ConfigurationError("ATELIER_MAX_UPLOAD_BYTES must be at least 1024") }
             configuration.maxUploadBytes = bytes
         }
         configuration.openAccess = try openAccess || (bool("ATELIER_OPEN_ACCESS") ?? false)
         if let limit = try int("ATELIER_RATE_LIMIT") {
-            guard limit >= 0 else { throw QueueError.configuration("ATELIER_RATE_LIMIT must be 0 (off) or more requests per minute") }
+            guard limit >= 0 else { throw ConfigurationError("ATELIER_RATE_LIMIT must be 0 (off) or more requests per minute") }
             configuration.rateLimitPerMinute = limit
         }
         for (name, keyPath) in [("ATELIER_UNAUTHENTICATED_RATE_LIMIT", \APIConfiguration.unauthenticatedRateLimitPerMinute),
                                 ("ATELIER_MAX_ACTIVE_JOBS_PER_OWNER", \.maxActiveJobsPerOwner),
                                 ("ATELIER_MAX_STORED_BYTES_PER_OWNER", \.maxStoredBytesPerOwner)] {
             if let value = try int(name) {
-                guard value >= 0 else { throw QueueError.configuration("\(name) must be 0 (no limit) or more") }
+                guard value >= 0 else { throw ConfigurationError("\(name) must be 0 (no limit) or more") }
                 configuration[keyPath: keyPath] = value
             }
         }
         for (name, keyPath) in [("ATELIER_MAX_STREAMS", \APIConfiguration.maxStreams), ("ATELIER_MAX_STREAMS_PER_OWNER", \.maxStreamsPerOwner)] {
             if let value = try int(name) {
-                guard value >= 1 else { throw QueueError.configuration("\(name) must be at least 1") }
+                guard value >= 1 else { throw ConfigurationError("\(name) must be at least 1") }
                 configuration[keyPath: keyPath] = value
             }
         }
         configuration.httpIdleTimeout = try duration("ATELIER_HTTP_IDLE_TIMEOUT") ?? configuration.httpIdleTimeout
-        guard configuration.httpIdleTimeout >= .seconds(1) else { throw QueueError.configuration("ATELIER_HTTP_IDLE_TIMEOUT must be at least 1s") }
+        guard configuration.httpIdleTimeout >= .seconds(1) else { throw ConfigurationError("ATELIER_HTTP_IDLE_TIMEOUT must be at least 1s") }
         if let limit = try int("ATELIER_CAPTION_RATE_LIMIT") {
-            guard limit >= 0 else { throw QueueError.configuration("ATELIER_CAPTION_RATE_LIMIT must be 0 (off) or more requests per minute") }
+            guard limit >= 0 else { throw ConfigurationError("ATELIER_CAPTION_RATE_LIMIT must be 0 (off) or more requests per minute") }
             configuration.captionRateLimitPerMinute = limit
         }
         configuration.captionTimeout = try duration("ATELIER_CAPTION_TIMEOUT") ?? configuration.captionTimeout
-        guard configuration.captionTimeout >= .seconds(1) else { throw QueueError.configuration("ATELIER_CAPTION_TIMEOUT must be at least 1s") }
+        guard configuration.captionTimeout >= .seconds(1) else { throw ConfigurationError("ATELIER_CAPTION_TIMEOUT must be at least 1s") }
         configuration.sseKeepAlive = try duration("ATELIER_SSE_KEEPALIVE") ?? configuration.sseKeepAlive
-        guard configuration.sseKeepAlive >= .seconds(1) else { throw QueueError.configuration("ATELIER_SSE_KEEPALIVE must be at least 1s") }
+        guard configuration.sseKeepAlive >= .seconds(1) else { throw ConfigurationError("ATELIER_SSE_KEEPALIVE must be at least 1s") }
         configuration.accessLog = try bool("ATELIER_ACCESS_LOG") ?? true
         configuration.imageLimits = try imageLimits()
         return configuration
@@ -108,13 +109,13 @@ extension Settings {
         var limits = ImageLimits()
         if let pixels = try int("ATELIER_IMAGE_MAX_PIXELS") {
             guard (1_000_000...500_000_000).contains(pixels) else {
-                throw QueueError.configuration("ATELIER_IMAGE_MAX_PIXELS must be within 1000000…500000000, got \(pixels)")
+                throw ConfigurationError("ATELIER_IMAGE_MAX_PIXELS must be within 1000000…500000000, got \(pixels)")
             }
             limits.maxPixels = pixels
         }
         if let side = try int("ATELIER_IMAGE_MAX_SIDE") {
             guard (1_000...65_535).contains(side) else {
-                throw QueueError.configuration("ATELIER_IMAGE_MAX_SIDE must be within 1000…65535, got \(side)")
+                throw ConfigurationError("ATELIER_IMAGE_MAX_SIDE must be within 1000…65535, got \(side)")
             }
             limits.maxDimension = side
         }
@@ -133,13 +134,13 @@ extension Settings {
         }
         let threads = try int("ATELIER_EMBED_THREADS") ?? 0
         guard (0...256).contains(threads) else {
-            throw QueueError.configuration("ATELIER_EMBED_THREADS must be within 0…256 (0: every core), got \(threads)")
+            throw ConfigurationError("ATELIER_EMBED_THREADS must be within 0…256 (0: every core), got \(threads)")
         }
         MiniLMEncoder.limitThreads(to: threads)
         do {
             return try EmbeddingModelCache.shared(URL(fileURLWithPath: directory))
         } catch {
-            throw QueueError.configuration("ATELIER_MODEL_DIR=\(directory): \(error)")
+            throw ConfigurationError("ATELIER_MODEL_DIR=\(directory): \(error)")
         }
     }
 }
@@ -158,16 +159,16 @@ extension Settings {
                 apiKey: string("ATELIER_OPENAI_API_KEY"), model: string("ATELIER_OPENAI_MODEL") ?? "gpt-4o-mini")
             configuration.timeout = try duration("ATELIER_OPENAI_TIMEOUT") ?? configuration.timeout
             if let retries = try int("ATELIER_OPENAI_MAX_RETRIES") {
-                guard (0...10).contains(retries) else { throw QueueError.configuration("ATELIER_OPENAI_MAX_RETRIES must be within 0…10") }
+                guard (0...10).contains(retries) else { throw ConfigurationError("ATELIER_OPENAI_MAX_RETRIES must be within 0…10") }
                 configuration.maxRetries = retries
             }
             do {
                 return try OpenAIVisionProvider(configuration)
             } catch {
-                throw QueueError.configuration(error.description)
+                throw ConfigurationError(error.description)
             }
         case let other:
-            throw QueueError.configuration("ATELIER_VISION_PROVIDER=\(other) is not a provider: use local or openai")
+            throw ConfigurationError("ATELIER_VISION_PROVIDER=\(other) is not a provider: use local or openai")
         }
     }
 }
@@ -200,7 +201,7 @@ enum BuiltInKinds {
     static func handlers(blobs: any BlobStore, settings: Settings) throws -> [any JobHandler] {
         let maxSide = try settings.int("ATELIER_STYLIZE_MAX_SIDE") ?? 2048
         guard (64...16_384).contains(maxSide) else {
-            throw QueueError.configuration("ATELIER_STYLIZE_MAX_SIDE must be within 64…16384, got \(maxSide)")
+            throw ConfigurationError("ATELIER_STYLIZE_MAX_SIDE must be within 64…16384, got \(maxSide)")
         }
         var handlers: [any JobHandler] = (try diagnosticsEnabled(settings) ? DiagnosticHandlers.all(blobs: blobs) : [])
             + [StylizeHandler(blobs: blobs, limits: try settings.imageLimits(), maxSide: maxSide)]

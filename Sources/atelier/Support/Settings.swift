@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierQueue
 import Foundation
 import Logging
@@ -9,7 +10,7 @@ struct Settings {
     /// `ATELIER_DATABASE_URL`, or the `--database-url` flag. Required.
     func databaseURL(flag: String?) throws -> DatabaseURL {
         guard let text = flag ?? environment["ATELIER_DATABASE_URL"], !text.isEmpty else {
-            throw QueueError.configuration(
+            throw ConfigurationError(
                 "ATELIER_DATABASE_URL is not set: point it at PostgreSQL, e.g. postgres://postgres@127.0.0.1:54329/atelier "
                 + "(./ops/run starts a private PostgreSQL and writes the setting to .atelier/env; `source .atelier/env`)")
         }
@@ -22,7 +23,7 @@ struct Settings {
 
     func int(_ name: String) throws -> Int? {
         guard let text = string(name) else { return nil }
-        guard let value = Int(text) else { throw QueueError.configuration("\(name) must be a whole number, got '\(text)'") }
+        guard let value = Int(text) else { throw ConfigurationError("\(name) must be a whole number, got '\(text)'") }
         return value
     }
 
@@ -31,7 +32,7 @@ struct Settings {
         do {
             return try DurationText.parse(text)
         } catch {
-            throw QueueError.configuration("\(name): \(error.message)")
+            throw ConfigurationError("\(name): \(error.message)")
         }
     }
 

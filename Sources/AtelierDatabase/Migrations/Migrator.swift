@@ -5,17 +5,20 @@ import PostgresNIO
 /// `atelier_schema_migrations`. Re-running is a no-op; several migrators at once are
 /// serialised by an advisory lock; a database newer than this build is refused.
 public struct Migrator: Sendable {
-    public let queue: JobQueue
+    /// A running pool on the database to migrate (the queue's `client`).
+    public let client: PostgresClient
+    public let logger: Logger
     public let migrations: [Migration]
 
-    public init(queue: JobQueue, migrations: [Migration]) throws(QueueError) {
+    public init(client: PostgresClient, logger: Logger, migrations: [Migration]) throws(ConfigurationError) {
         guard let newest = migrations.last?.version else {
-            throw .configuration("no migrations given")
+            throw ConfigurationError("no migrations given")
         }
         guard newest == Schema.version else {
-            throw .configuration("the migrations go up to version \(newest) but this build of atelier expects version \(Schema.version): the directory and the binary come from different releases")
+            throw ConfigurationError("the migrations go up to version \(newest) but this build of atelier expects version \(Schema.version): the directory and the binary come from different releases")
         }
-        self.queue = queue
+        self.client = client
+        self.logger = logger
         self.migrations = migrations
     }
 
@@ -36,18 +39,18 @@ public struct Migrator: Sendable {
     /// Brings the database to ``Schema/version``.
     @discardableResult
     public func migrate() async throws -> Report {
-        let logger = queue.logger
-        try await queue.execute("""
+        let logger = self.logger
+        for try await _ in try await client.query("""
             CREATE TABLE IF NOT EXISTS atelier_schema_migrations (
                 version    integer     PRIMARY KEY,
                 name       text        NOT NULL,
                 checksum   text        NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now()
             )
-            """)
+            """, logger: logger) {}
         var appliedNow: [Int] = []
         for migration in migrations {
-            let didApply = try await queue.client.withTransaction(logger: logger) { connection -> Bool in
+            let didApply = try await client.withTransaction(logger: logger) { connection -> Bool in
                 try await connection.query(
                     "SELECT pg_advisory_xact_lock(\(Schema.lockNamespace), \(Schema.migrationLockKey))", logger: logger)
                 let existing = try await Self.appliedVersions(connection, logger: logger)
@@ -76,24 +79,25 @@ public struct Migrator: Sendable {
     }
 
     public func appliedMigrations() async throws -> [Applied] {
-        try await queue.client.withConnection { try await Self.appliedVersions($0, logger: queue.logger) }
+        let logger = self.logger
+        return try await client.withConnection { try await Self.appliedVersions($0, logger: logger) }
     }
 
     /// Fails unless the database is at exactly ``Schema/version``: what `work` and `serve` check at start.
-    public static func requireCurrent(_ queue: JobQueue) async throws {
-        let version: Int?
+    public static func requireCurrent(client: PostgresClient, logger: Logger) async throws {
+        var version: Int?
         do {
-            version = try await queue.scalar(
-                "SELECT max(version) FROM atelier_schema_migrations", as: Int?.self) ?? nil
-        } catch where DatabaseErrorText.sqlState(error) == "42P01" {   // undefined_table
+            let rows = try await client.query("SELECT max(version) FROM atelier_schema_migrations", logger: logger)
+            for try await value in rows.decode(Int?.self) { version = value }   // one row: an aggregate
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {   // undefined_table
             version = nil
         }
         let current = version ?? 0
         if current < Schema.version {
-            throw QueueError.schema("the database schema is at version \(current) but this build needs version \(Schema.version): run `atelier migrate`")
+            throw SchemaError("the database schema is at version \(current) but this build needs version \(Schema.version): run `atelier migrate`")
         }
         if current > Schema.version {
-            throw QueueError.schema(newerMessage(current))
+            throw SchemaError(newerMessage(current))
         }
     }
 
@@ -107,9 +111,9 @@ public struct Migrator: Sendable {
         return result
     }
 
-    private static func refuseNewer(_ applied: [Applied]) throws(QueueError) {
+    private static func refuseNewer(_ applied: [Applied]) throws(SchemaError) {
         if let newest = applied.last?.version, newest > Schema.version {
-            throw .schema(newerMessage(newest))
+            throw SchemaError(newerMessage(newest))
         }
     }
 

@@ -1,16 +1,14 @@
-import AtelierTestSupport
-import AtelierQueue
-import AtelierWorker
+import AtelierDatabase
 import Foundation
 import XCTest
 
 /// A real `atelier` process (the binary `./ops/test` built), for tests that need separate
 /// processes: several workers at once, SIGKILL, SIGTERM, the supervisor, CLI exit codes.
-final class AtelierProcess: @unchecked Sendable {
+public final class AtelierProcess: @unchecked Sendable {
     let process = Process()
     let outputURL: URL
 
-    static var binary: URL {
+    public static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["ATELIER_BIN"], !path.isEmpty { return URL(fileURLWithPath: path) }
         // swift test's products sit next to the executable: .build/<config>/atelier
         let bundle = Bundle.main.bundleURL
@@ -21,7 +19,7 @@ final class AtelierProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/atelier")
     }
 
-    init(_ arguments: [String], database: DatabaseURL?, environment extra: [String: String] = [:]) throws {
+    public init(_ arguments: [String], database: DatabaseURL?, environment extra: [String: String] = [:]) throws {
         outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-test-\(UUID().uuidString).log")
         try Data().write(to: outputURL)
         let output = try FileHandle(forWritingTo: outputURL)
@@ -39,23 +37,23 @@ final class AtelierProcess: @unchecked Sendable {
     }
 
     /// Starts `atelier work` against `database`.
-    static func worker(_ database: TestDatabase, arguments: [String] = [], environment: [String: String] = [:]) throws -> AtelierProcess {
+    public static func worker(_ database: TestDatabase, arguments: [String] = [], environment: [String: String] = [:]) throws -> AtelierProcess {
         try AtelierProcess(["work"] + arguments, database: database.url, environment: environment)
     }
 
     /// Runs a CLI command to its end; returns exit status and output.
-    static func run(_ arguments: [String], database: DatabaseURL?, environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+    public static func run(_ arguments: [String], database: DatabaseURL?, environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         let process = try AtelierProcess(arguments, database: database, environment: environment)
         let status = try await process.waitForExit(timeout: .seconds(60))
         return (status, process.output)
     }
 
-    var pid: Int32 { process.processIdentifier }
-    var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+    public var pid: Int32 { process.processIdentifier }
+    public var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
 
     /// The output from the first sign of a crash (the fatal error's message and the crashing
     /// thread come first in Swift's crash report), else its last lines.
-    var crashReport: String {
+    public var crashReport: String {
         let text = output
         for marker in ["Fatal error", "💣", "Program crashed", "Assertion failed", "Precondition failed"] {
             if let start = text.range(of: marker)?.lowerBound {
@@ -65,12 +63,12 @@ final class AtelierProcess: @unchecked Sendable {
         return String(text.suffix(3000))
     }
 
-    func signal(_ signal: Int32) {
+    public func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
 
     /// Waits for the process to exit; returns its exit status (or 128+signal).
-    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+    public func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
@@ -87,17 +85,4 @@ final class AtelierProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: outputURL)
     }
-}
-
-/// Reads the diagnostic handlers' execution log: one `job_id attempt pid started_unix_ns` line per run.
-struct ExecutionLogFile {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-executions-\(UUID().uuidString).log")
-
-    var environment: [String: String] { ["ATELIER_DIAGNOSTIC_LOG": url.path] }
-
-    func entries() -> [ExecutionLog.Entry] {
-        ExecutionLog(path: url.path).entries()
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
 }

@@ -22,42 +22,42 @@ public struct Migration: Sendable, Equatable {
 
     /// The migrations built into this binary: `Migrations/*.sql` of the checkout it was built
     /// from, embedded by the EmbedMigrations build plugin (``files``), in version order.
-    public static func builtIn() throws(QueueError) -> [Migration] {
+    public static func builtIn() throws(ConfigurationError) -> [Migration] {
         try parse(files, from: "this build")
     }
 
     /// Reads every `NNNN_name.sql` in `directory` (`atelier migrate --dir`, and the tests that
     /// compare the checkout's files with what was built in).
-    public static func load(from directory: URL) throws(QueueError) -> [Migration] {
+    public static func load(from directory: URL) throws(ConfigurationError) -> [Migration] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw .configuration("cannot read migrations from \(directory.path)")
+            throw ConfigurationError("cannot read migrations from \(directory.path)")
         }
         var files: [(name: String, sql: String)] = []
         for file in names where file.hasSuffix(".sql") {
             do {
                 files.append((file, try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)))
             } catch {
-                throw .configuration("cannot read migration \(file): \(error)")
+                throw ConfigurationError("cannot read migration \(file): \(error)")
             }
         }
         return try parse(files, from: directory.path)
     }
 
     /// `NNNN_name.sql` files → migrations in version order; versions must run 1, 2, 3 … without gaps.
-    static func parse(_ files: [(name: String, sql: String)], from origin: String) throws(QueueError) -> [Migration] {
+    static func parse(_ files: [(name: String, sql: String)], from origin: String) throws(ConfigurationError) -> [Migration] {
         var migrations: [Migration] = []
         for (file, sql) in files {
             guard let version = version(ofFile: file), let underscore = file.firstIndex(of: "_") else {
-                throw .configuration("migration file \(file) must be named NNNN_name.sql")
+                throw ConfigurationError("migration file \(file) must be named NNNN_name.sql")
             }
             migrations.append(Migration(version: version, name: String(file.dropLast(4)[file.index(after: underscore)...]), sql: sql))
         }
         migrations.sort { $0.version < $1.version }
         for (offset, migration) in migrations.enumerated() where migration.version != offset + 1 {
-            throw .configuration("migrations must be numbered 1, 2, 3 … without gaps or duplicates; found version \(migration.version) at position \(offset + 1) in \(origin)")
+            throw ConfigurationError("migrations must be numbered 1, 2, 3 … without gaps or duplicates; found version \(migration.version) at position \(offset + 1) in \(origin)")
         }
         return migrations
     }

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierStorage
 import AtelierTestSupport
 import AtelierQueue
@@ -97,7 +98,7 @@ final class MaintenanceTests: DatabaseTestCase {
         XCTAssertTrue(exists(fresh), "a write that may still be going on")
 
         let again = try await maintenance().sweepOrphans()
-        XCTAssertEqual(again, Maintenance.SweepReport(), "nothing left to do")
+        XCTAssertEqual(again, OrphanSweeper.Report(), "nothing left to do")
     }
 
     func testFilesOfAPurgedJobWhoseDeleteFailedAreRemovedLater() async throws {

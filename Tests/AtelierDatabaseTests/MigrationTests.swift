@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierTestSupport
 import AtelierQueue
 import Foundation
@@ -7,12 +8,12 @@ final class MigrationTests: XCTestCase {
     func testRerunningMigrateIsANoOp() async throws {
         let db = try await TestDatabase.make()
         do {
-            let migrator = try Migrator(queue: db.queue, migrations: Migration.builtIn())
+            let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn())
             let report = try await migrator.migrate()
             XCTAssertEqual(report.applied, [], "the database was migrated by make(); a second run applies nothing")
             XCTAssertEqual(report.currentVersion, Schema.version)
             XCTAssertEqual(report.editedAfterApply, [])
-            try await Migrator.requireCurrent(db.queue)
+            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger)
         } catch { XCTFail("\(error)") }
         await db.drop()
     }
@@ -20,7 +21,7 @@ final class MigrationTests: XCTestCase {
     func testDatabaseNewerThanTheCodeIsRefused() async throws {
         let db = try await TestDatabase.make()
         try await db.execute("INSERT INTO atelier_schema_migrations (version, name, checksum) VALUES (\(Schema.version + 1), 'future', 'x')")
-        let migrator = try Migrator(queue: db.queue, migrations: Migration.builtIn())
+        let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn())
         do {
             try await migrator.migrate()
             XCTFail("migrate must refuse a database newer than the code")
@@ -28,7 +29,7 @@ final class MigrationTests: XCTestCase {
             XCTAssertTrue(DatabaseErrorText.describe(error).contains("newer than this build"), DatabaseErrorText.describe(error))
         }
         do {
-            try await Migrator.requireCurrent(db.queue)
+            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger)
             XCTFail("workers must refuse to start on a newer schema")
         } catch {
             XCTAssertEqual(DatabaseErrorText.queueError(error), .schema(DatabaseErrorText.describe(error)))

@@ -1,3 +1,5 @@
+import AtelierDatabase
+import AtelierQueue
 import Foundation
 import Logging
 import PostgresNIO
@@ -10,10 +12,10 @@ import Synchronization
 /// The lock lives exactly as long as that connection: a leader that is killed, partitioned or
 /// cut off by a database restart loses it at once, and the next standby to call ``tryLead()``
 /// takes over. Nothing depends on timing: two processes can never both hold the lock.
-public actor LeaderLock {
+actor LeaderLock {
     /// The key of the maintenance leader's lock (the migration lock is −1; worker liveness
     /// locks are positive `workers.lock_key`s).
-    public static let maintenanceKey: Int32 = -2
+    static let maintenanceKey: Int32 = -2
 
     private let url: DatabaseURL
     private let key: Int32
@@ -21,7 +23,7 @@ public actor LeaderLock {
     private var connection: PostgresConnection?
     private var held = false
 
-    public init(url: DatabaseURL, key: Int32 = LeaderLock.maintenanceKey, logger: Logger) {
+    init(url: DatabaseURL, key: Int32 = LeaderLock.maintenanceKey, logger: Logger) {
         self.url = url
         self.key = key
         self.logger = logger
@@ -29,7 +31,7 @@ public actor LeaderLock {
 
     /// Whether this process leads now. Takes the lock when it is free; when it was already
     /// taken, proves the connection holding it is still alive. Never waits for the lock.
-    public func tryLead() async -> Bool {
+    func tryLead() async -> Bool {
         do {
             let connection: PostgresConnection
             if let open = self.connection {
@@ -69,12 +71,12 @@ public actor LeaderLock {
     }
 
     /// Lets another process lead: closes the connection, which releases the lock.
-    public func resign() async {
+    func resign() async {
         if held { logger.info("gave up the maintenance lead") }
         await dropConnection()
     }
 
-    public var isLeader: Bool { held }
+    var isLeader: Bool { held }
 
     private func dropConnection() async {
         held = false

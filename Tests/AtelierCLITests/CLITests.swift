@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierTestSupport
 import AtelierQueue
 import Foundation

@@ -20,20 +20,20 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         self.sslMode = sslMode
     }
 
-    public init(parsing text: String) throws(QueueError) {
+    public init(parsing text: String) throws(ConfigurationError) {
         guard let components = URLComponents(string: text),
               let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme),
               let host = components.host, !host.isEmpty
         else {
-            throw .configuration("ATELIER_DATABASE_URL must look like postgres://user:password@host:5432/database, got '\(Self.redacted(text))'")
+            throw ConfigurationError("ATELIER_DATABASE_URL must look like postgres://user:password@host:5432/database, got '\(Self.redacted(text))'")
         }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else {
-            throw .configuration("ATELIER_DATABASE_URL names no database: add /DATABASE after the host")
+            throw ConfigurationError("ATELIER_DATABASE_URL names no database: add /DATABASE after the host")
         }
         let sslMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
         guard ["disable", "prefer", "require"].contains(sslMode) else {
-            throw .configuration("ATELIER_DATABASE_URL sslmode must be disable, prefer or require, got '\(sslMode)'")
+            throw ConfigurationError("ATELIER_DATABASE_URL sslmode must be disable, prefer or require, got '\(sslMode)'")
         }
         self.init(
             host: host,
@@ -64,7 +64,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         return "postgres://\(userInfo)@\(host):\(port)/\(database)?sslmode=\(sslMode)"
     }
 
-    func clientConfiguration(applicationName: String) -> PostgresClient.Configuration {
+    package func clientConfiguration(applicationName: String) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS
         switch sslMode {
         case "require": tls = .require(.makeClientConfiguration())
@@ -78,7 +78,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         return configuration
     }
 
-    func connectionConfiguration() -> PostgresConnection.Configuration {
+    package func connectionConfiguration() -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         switch sslMode {
         case "require": tls = .require(try! .init(configuration: .makeClientConfiguration()))

@@ -1,0 +1,120 @@
+import AtelierQueue
+import AtelierStorage
+import Foundation
+import Logging
+import Synchronization
+
+/// The maintenance service: database-wide chores, done by one elected worker process at a
+/// time (the maintenance leader, ``LeaderLock``) while the others stand by.
+///
+/// Every worker process runs it (``run()``: a ``tick()`` each `rescueInterval`); in a tick the
+/// lock's holder does what is due, and a standby does nothing:
+///
+/// - every tick: the ``Rescuer`` (jobs of dead workers back to the queue, poison pills failed);
+/// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers) and the ``JobPurger``
+///   (finished jobs past retention, with their blobs);
+/// - every `sweepInterval`: the ``OrphanSweeper`` (blob folders no job owns).
+final class Maintenance: Sendable {
+    /// What one tick did.
+    struct Report: Sendable, Equatable {
+        var led = false
+        var rescued = 0
+        var purged = 0
+        var sweep: OrphanSweeper.Report?
+
+        init() {}
+    }
+
+    private struct Schedule {
+        var lastHousekeeping: ContinuousClock.Instant?
+        var lastSweep: ContinuousClock.Instant?
+    }
+
+    private let configuration: WorkerConfiguration
+    private let logger: Logger
+    private let leader: LeaderLock
+    private let rescuer: Rescuer
+    private let pruner: WorkerPruner
+    private let purger: JobPurger
+    /// Nil when there is no blob store or the sweep is turned off (`orphanGrace` nil).
+    private let sweeper: OrphanSweeper?
+    private let schedule = Mutex(Schedule())
+    static let housekeepingInterval = Duration.seconds(30)
+
+    init(queue: JobQueue, configuration: WorkerConfiguration, blobs: (any BlobStore)?, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.leader = LeaderLock(url: queue.url, logger: logger)
+        self.rescuer = Rescuer(queue: queue, crashLimit: configuration.crashLimit, logger: logger)
+        self.pruner = WorkerPruner(queue: queue, staleAfter: configuration.pruneWorkersAfter)
+        self.purger = JobPurger(queue: queue, blobs: blobs, logger: logger)
+        if let blobs, let grace = configuration.orphanGrace {
+            self.sweeper = OrphanSweeper(queue: queue, blobs: blobs, grace: grace, logger: logger)
+        } else {
+            self.sweeper = nil
+        }
+    }
+
+    /// Until the task is cancelled: a tick every `rescueInterval` (±20 %, so that standbys do
+    /// not all knock at once); then gives the lead away.
+    func run() async {
+        while !Task.isCancelled {
+            let jitter = Double.random(in: 0.8...1.2)
+            try? await Task.sleep(for: configuration.rescueInterval * jitter)
+            if Task.isCancelled { break }
+            await tick()
+        }
+        await resign()
+    }
+
+    /// One round: take or confirm the lead, then do what is due. A standby returns at once.
+    @discardableResult
+    func tick() async -> Report {
+        var report = Report()
+        guard await leader.tryLead() else { return report }
+        report.led = true
+        do {
+            report.rescued = try await rescuer.rescue()
+            if due(\.lastHousekeeping, every: Self.housekeepingInterval) {
+                try await pruner.prune()
+                if let retention = configuration.retention {
+                    // A folder whose removal fails now is unreferenced from here on: the orphan
+                    // sweep removes it later, so no purged job's files are forgotten.
+                    let purged = try await purger.purge(olderThan: retention)
+                    report.purged = purged.count
+                    if !purged.isEmpty { logger.info("purged finished jobs", metadata: ["jobs": "\(purged.count)"]) }
+                }
+            }
+            if let sweeper, due(\.lastSweep, every: configuration.sweepInterval) {
+                report.sweep = try await sweeper.sweep()
+            }
+        } catch {
+            logger.warning("maintenance failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
+        }
+        return report
+    }
+
+    /// One orphan sweep now, whoever leads (an empty report when the sweep is off).
+    func sweepOrphans(now: Date = Date()) async throws -> OrphanSweeper.Report {
+        guard let sweeper else { return OrphanSweeper.Report() }
+        return try await sweeper.sweep(now: now)
+    }
+
+    /// Gives the lead to another process (on shutdown).
+    func resign() async {
+        await leader.resign()
+    }
+
+    var isLeader: Bool {
+        get async { await leader.isLeader }
+    }
+
+    private func due(_ last: WritableKeyPath<Schedule, ContinuousClock.Instant?>, every interval: Duration) -> Bool {
+        schedule.withLock { schedule in
+            let now = ContinuousClock.now
+            if let previous = schedule[keyPath: last], now - previous < interval { return false }
+            schedule[keyPath: last] = now
+            return true
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import AtelierQueue
+import Logging
+
+/// Returns the jobs of dead workers to the queue, or fails those that keep killing their
+/// workers as poison pills (`crashLimit` crashes in a row). The statement and its rules are
+/// ``JobQueue/rescueLostJobs(restartGrace:crashLimit:)``; the maintenance leader runs it every tick.
+struct Rescuer: Sendable {
+    let queue: JobQueue
+    let crashLimit: Int
+    let logger: Logger
+
+    /// Rescues what is lost now; returns how many jobs it rescued or failed.
+    func rescue() async throws -> Int {
+        let rescued = try await queue.rescueLostJobs(crashLimit: crashLimit)
+        if rescued > 0 { logger.warning("rescued jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
+        return rescued
+    }
+}
