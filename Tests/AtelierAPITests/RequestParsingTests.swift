@@ -55,6 +55,15 @@ final class RequestParsingTests: XCTestCase {
         let id = RequestID.make()
         XCTAssertEqual(UUID(uuidString: id)?.uuidString.lowercased(), id)
         XCTAssertNotEqual(RequestID.make(), id)
+        // Request ids are made without asking the kernel each time; they stay distinct and shaped
+        // like random (version 4) UUIDs.
+        let ids = (0..<100_000).map { _ in RequestID.make() }
+        XCTAssertEqual(Set(ids).count, ids.count)
+        for id in ids.prefix(1_000) {
+            XCTAssertEqual(UUID(uuidString: id)?.uuidString.lowercased(), id)
+            XCTAssertEqual(Array(id)[14], "4", "version nibble")
+            XCTAssertTrue("89ab".contains(Array(id)[19]), "RFC 4122 variant")
+        }
         XCTAssertTrue(ETag.matches("\"abc\"", "\"abc\""))
         XCTAssertTrue(ETag.matches(" W/\"x\" , \"abc\"", "\"abc\""))
         XCTAssertTrue(ETag.matches(" * ", "\"abc\""))

@@ -123,4 +123,20 @@ final class CLITests: DatabaseTestCase {
         XCTAssertNotEqual(worker.status, 0)
         XCTAssertTrue(worker.output.contains("run `atelier migrate`"), worker.output)
     }
+
+    /// Log lines keep swift-log's stream format (timestamp, level, label, sorted metadata, source,
+    /// message) now that metadata is rendered only when a line is written.
+    func testLogLinesKeepTheirFormat() async throws {
+        let worker = try AtelierProcess(["work", "--kinds", "noop"], database: db.url,
+                                        environment: ["ATELIER_DIAGNOSTIC_KINDS": "true"])
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !worker.output.contains("worker starting"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        let line = try XCTUnwrap(worker.output.split(separator: "\n").first { $0.hasSuffix("worker starting") }, worker.output)
+        let pattern = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{4} info atelier\.work: concurrency=\d+ kinds=noop queues=default worker=\S+ \[AtelierWorker\] worker starting$/#
+        XCTAssertNotNil(String(line).wholeMatch(of: pattern), String(line))
+    }
 }
