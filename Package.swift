@@ -9,11 +9,13 @@ import PackageDescription
 //   atelier (the executable) → AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
 //                              AtelierSearch, AtelierStorage, AtelierImaging, AtelierEmbeddings,
 //                              AtelierVision, CAtelierKernels
-//   AtelierAPI        → AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
+//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
 //                       AtelierEmbeddings, AtelierVision
-//   AtelierHandlers   → AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
+//   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
-//   AtelierWorker     → AtelierQueue, AtelierStorage
+//   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierStorage
+//   AtelierJobs       → AtelierImaging (each kind's payload, result and checks; styles and warps
+//                       are AtelierImaging's vocabulary; advisors are known by id only)
 //   AtelierVision     → AtelierImaging
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
@@ -114,10 +116,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The job kinds' contracts: one file per kind with its Payload, Result and checks, shared by
+        // the API (which checks and enqueues) and the handlers (which decode and run).
+        .target(
+            name: "AtelierJobs",
+            dependencies: ["AtelierImaging"]
+        ),
         // Worker processes: handler protocol, claim loop, heartbeats, drain, supervisor.
         .target(
             name: "AtelierWorker",
             dependencies: [
+                "AtelierJobs",
                 "AtelierQueue",
                 "AtelierStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -130,6 +139,7 @@ let package = Package(
         .target(
             name: "AtelierHandlers",
             dependencies: [
+                "AtelierJobs",
                 "AtelierWorker",
                 "AtelierImaging",
                 "AtelierStorage",
@@ -144,6 +154,7 @@ let package = Package(
         .target(
             name: "AtelierAPI",
             dependencies: [
+                "AtelierJobs",
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierImaging",
@@ -207,6 +218,10 @@ let package = Package(
                 "AtelierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "AtelierJobsTests",
+            dependencies: ["AtelierJobs", "AtelierImaging"]
         ),
         .testTarget(
             name: "AtelierImagingTests",

@@ -1,7 +1,6 @@
-import AtelierImaging
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
-import AtelierVision
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -41,7 +40,7 @@ struct GenerateCaptionController: Sendable {
             var provider: String
             var model: String
             var confidence: String
-            var usage: TokenUsage?
+            var usage: CaptionJob.Usage?
             var processingTime: String
             var requestId: String
         }
@@ -84,7 +83,7 @@ struct GenerateCaptionController: Sendable {
             let job = try await finished(accepted.id)
             try? await blobs.deleteAll(under: BlobKey.jobFolder(accepted.id))
             guard job.state == .succeeded, let result = job.result,
-                  let output = try? JSONDecoder().decode(CaptionJobResult.self, from: Data(result.utf8)) else {
+                  let output = try? ContractJSON.decode(CaptionJob.Result.self, from: result) else {
                 throw CaptionFailure(.provider, "the caption could not be generated: \(job.error ?? "the job was \(job.state.rawValue)")")
             }
             let elapsed = Self.milliseconds(ContinuousClock.now - started)

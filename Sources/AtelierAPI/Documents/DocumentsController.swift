@@ -1,4 +1,5 @@
 import AtelierEmbeddings
+import AtelierJobs
 import AtelierQueue
 import AtelierSearch
 import Foundation
@@ -30,7 +31,7 @@ struct DocumentsController: Sendable {
         var collection: String
         var question: String
         var answer: String
-        var metadata: AnyJSON
+        var metadata: JSONValue
         var indexed: Bool
         var index_job_id: String?
         var created_at: Date
@@ -41,22 +42,11 @@ struct DocumentsController: Sendable {
             collection = document.collection
             question = document.question
             answer = document.answer
-            metadata = AnyJSON(document.metadata)
+            metadata = JSONValue.parseObject(Data(document.metadata.utf8)).map(JSONValue.object) ?? .object([:])
             indexed = document.indexed
             index_job_id = indexJob?.uuidString.lowercased()
             created_at = document.createdAt
             updated_at = document.updatedAt
-        }
-    }
-
-    /// A JSON text passed through as JSON.
-    struct AnyJSON: Encodable {
-        let text: String
-        init(_ text: String) { self.text = text }
-        func encode(to encoder: Encoder) throws {
-            let value = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-            var container = encoder.singleValueContainer()
-            try container.encode(JSONValue(value))
         }
     }
 
@@ -65,9 +55,9 @@ struct DocumentsController: Sendable {
         var pagination: JobPage.Pagination
     }
 
-    static func body(_ request: Request) async throws -> [String: Any] {
+    static func body(_ request: Request) async throws -> JSONObject {
         let buffer = try await request.body.collect(upTo: 64 * 1024)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
+        guard let object = JSONValue.parseObject(Data(buffer: buffer)) else {
             throw APIError.validation("the body must be a JSON object like {\"question\": \"…\", \"answer\": \"…\"}")
         }
         return object
@@ -75,41 +65,41 @@ struct DocumentsController: Sendable {
 
     /// A non-blank string field of at most `max` characters; `stored` ones (question, answer)
     /// may not hold NUL, which PostgreSQL cannot store.
-    static func text(_ object: [String: Any], _ field: String, max: Int, required: Bool, stored: Bool = true) throws -> String? {
-        guard let value = object[field], !(value is NSNull) else {
+    static func text(_ object: JSONObject, _ field: String, max: Int, required: Bool, stored: Bool = true) throws -> String? {
+        guard let value = object[field], !value.isNull else {
             if required { throw APIError.validation("\(field) is required", field: field) }
             return nil
         }
-        guard let text = (value as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.count <= max else {
+        guard let text = value.string?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.count <= max else {
             throw APIError.validation("\(field) must be a non-empty string of at most \(max) characters", field: field)
         }
-        guard !stored || !StorableText.hasNUL(text) else {
+        guard !stored || !text.utf8.contains(0) else {
             throw APIError.validation("\(field) must not contain NUL characters", field: field)
         }
         return text
     }
 
-    static func metadata(_ object: [String: Any]) throws -> String? {
-        if let value = object["metadata"], StorableText.hasNUL(value) {
+    static func metadata(_ object: JSONObject) throws -> String? {
+        if let value = object["metadata"], value.nulPath(at: "metadata") != nil {
             throw APIError.validation("metadata must not contain NUL characters, in keys or values", field: "metadata")
         }
         do {
-            return try IndexRequest.metadataJSON(object["metadata"])
+            return try IndexJob.metadataJSON(object["metadata"])
         } catch {
-            throw APIError.validation(error.message, field: error.field)
+            throw APIError.validation(error)
         }
     }
 
     /// `?collection=`: a collection name (letters, digits, `_ . -`, at most 64), as documents are stored under.
     static func collectionFilter(_ value: Substring?) throws -> String? {
         guard let value else { return nil }
-        guard IndexRequest.isCollectionName(String(value)) else {
+        guard IndexJob.isCollectionName(String(value)) else {
             throw APIError.validation("collection must be 1–64 letters, digits, '_', '.' or '-'", field: "collection")
         }
         return String(value)
     }
 
-    static func checkFields(_ object: [String: Any], allowed: Set<String>) throws {
+    static func checkFields(_ object: JSONObject, allowed: Set<String>) throws {
         if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
             throw APIError.validation("unknown field \(unknown.prefix(40)); fields are \(allowed.sorted().joined(separator: ", "))",
                                       field: String(unknown.prefix(64)))
@@ -135,7 +125,7 @@ struct DocumentsController: Sendable {
         let question = try Self.text(object, "question", max: Self.maxQuestion, required: true)!
         let answer = try Self.text(object, "answer", max: Self.maxAnswer, required: true)!
         let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
-        guard IndexRequest.isCollectionName(collection) else {
+        guard IndexJob.isCollectionName(collection) else {
             throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
         }
         let document = try await documents.create(owner: principal.owner, collection: collection, question: question,
@@ -217,7 +207,7 @@ struct DocumentsController: Sendable {
         let topK = try SearchQuery.integer(object["top_k"], field: "top_k", range: 1...50) ?? 3
         let minimum = try SearchQuery.number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0.6
         let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
-        guard IndexRequest.isCollectionName(collection) else {
+        guard IndexJob.isCollectionName(collection) else {
             throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
         }
         guard let encoder else {
@@ -237,47 +227,5 @@ struct DocumentsController: Sendable {
             matches.append(Match(document: View(document), similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000))
         }
         return try JobsController.json(Answer(query: query, results: matches, total: matches.count))
-    }
-}
-
-/// Text PostgreSQL can store: `text` and `jsonb` refuse the NUL character, so a request that
-/// carries one is refused here, naming the field, rather than failing in the database.
-enum StorableText {
-    static func hasNUL(_ value: Any) -> Bool {
-        switch value {
-        case let text as String: return text.unicodeScalars.contains("\u{0}")
-        case let object as [String: Any]: return object.contains { hasNUL($0.key) || hasNUL($0.value) }
-        case let array as [Any]: return array.contains(where: hasNUL)
-        default: return false
-        }
-    }
-}
-
-/// Any JSON value, for passing stored JSON through an Encodable view.
-enum JSONValue: Encodable {
-    case object([String: JSONValue]), array([JSONValue]), string(String), number(Double), bool(Bool), null
-
-    init(_ value: Any) {
-        switch value {
-        case let object as [String: Any]: self = .object(object.mapValues(JSONValue.init))
-        case let array as [Any]: self = .array(array.map(JSONValue.init))
-        case let string as String: self = .string(string)
-        case let number as NSNumber:
-            // JSON booleans come back as NSNumbers of type "c" (char); numbers as "i", "q" or "d".
-            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
-        default: self = .null
-        }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .object(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .null: try container.encodeNil()
-        }
     }
 }

@@ -1,7 +1,9 @@
 import AtelierImaging
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
+import AtelierVision
 import Hummingbird
 import NIOCore
 
@@ -53,7 +55,7 @@ struct MondrianUploadController: Sendable {
         guard let image = form.image, !image.isEmpty else {
             throw APIError.validation("image is required: a JPEG, PNG, HEIC or WebP file part named 'image'", field: "image")
         }
-        guard let advisor = (form.options["advisor"] as? String)?.trimmingCharacters(in: .whitespaces), !advisor.isEmpty else {
+        guard let advisor = form.options["advisor"]?.string?.trimmingCharacters(in: .whitespaces), !advisor.isEmpty else {
             throw APIError.validation("advisor is required: an advisor id, all, random, or ids separated by commas", field: "advisor")
         }
         let analyze = try Self.flag(form.options["auto_analyze"], name: "auto_analyze", default: true)
@@ -67,10 +69,15 @@ struct MondrianUploadController: Sendable {
             followUps.append(FollowUp(kind: kind.name, payload: try MondrianIndexController.payload(indexing: id, imagePath: imagePath),
                                       queue: kind.queue, priority: kind.priority, maxAttempts: kind.maxAttempts))
         }
-        var options: [String: Any] = ["source_name": stem]
-        let chosen = try AdvisorChoice.resolve(advisor)
+        var options: JSONObject = ["source_name": .string(stem)]
+        let chosen: [String]
+        do {
+            chosen = try AnalysisJob(roster: Advisor.all.map(\.id)).advisors(choosing: .string(advisor))
+        } catch {
+            throw APIError.validation(error)
+        }
         if analyze {
-            options["advisor"] = chosen.map(\.id).joined(separator: ",")
+            options["advisor"] = .string(chosen.joined(separator: ","))
         }
         let accepted = try await intake.accept(JobSubmission(kind: analyze ? "analysis" : "upload", options: options, image: image),
                                                owner: principal.owner, idempotencyKey: request.headers[.idempotencyKey],
@@ -83,7 +90,7 @@ struct MondrianUploadController: Sendable {
         let base = self.base.value
         var response = try JobsController.json(Answer(
             job_id: jobID, filename: upload.filename(signer), advisor: advisor,
-            advisors_used: analyze || !accepted.created ? upload.advisors : chosen.map(\.id),
+            advisors_used: analyze || !accepted.created ? upload.advisors : chosen,
             status: "queued", status_url: "\(base)/status/\(jobID)", stream_url: "\(base)/stream/\(jobID)"))
         response.headers[.location] = "\(base)/status/\(jobID)"
         if !accepted.created { response.headers[.idempotentReplayed] = "true" }
@@ -91,9 +98,9 @@ struct MondrianUploadController: Sendable {
     }
 
     /// `true`/`false` (also 1/0, yes/no, on/off); absent → `fallback`.
-    static func flag(_ value: Any?, name: String, default fallback: Bool) throws -> Bool {
+    static func flag(_ value: JSONValue?, name: String, default fallback: Bool) throws -> Bool {
         guard let value else { return fallback }
-        switch (value as? String)?.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch value.string?.trimmingCharacters(in: .whitespaces).lowercased() {
         case "true", "1", "yes", "on": return true
         case "false", "0", "no", "off": return false
         case "": return fallback
