@@ -1,6 +1,5 @@
 import AtelierEmbeddings
 import AtelierJobs
-import AtelierQueue
 import AtelierSearch
 import Foundation
 import Hummingbird
@@ -10,7 +9,7 @@ import Hummingbird
 /// embeds the document's current text; `POST /v1/documents/search` finds them by meaning with
 /// the knowledge-point defaults (top 3, similarity ≥ 0.6).
 struct DocumentsController: Sendable {
-    let queue: JobQueue
+    let intake: JobIntake
     let documents: DocumentStore
     let vectors: VectorStore
     let encoder: MiniLMEncoder?
@@ -114,8 +113,7 @@ struct DocumentsController: Sendable {
     }
 
     func enqueueIndex(_ id: UUID, owner: String, requestID: String) async throws -> UUID {
-        let payload = "{\"document_id\": \"\(id.uuidString.lowercased())\"}"
-        return try await queue.enqueue(NewJob(kind: "index", payload: payload, owner: owner, requestID: requestID)).id
+        try await intake.enqueue(IndexJob.self, .document(id), owner: owner, requestID: requestID)
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {

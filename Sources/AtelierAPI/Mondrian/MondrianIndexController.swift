@@ -1,4 +1,5 @@
 import AtelierEmbeddings
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -17,8 +18,8 @@ import Hummingbird
 /// goes on, and calling `/index` again answers its result.
 struct MondrianIndexController: Sendable {
     let queue: JobQueue
+    let intake: JobIntake
     let waiter: JobCompletionWaiter
-    let kinds: JobKindCatalog
     let signer: URLSigner
     let encoder: MiniLMEncoder?
     let timeout: Duration
@@ -79,11 +80,14 @@ struct MondrianIndexController: Sendable {
             // Well formed, but no image of this upload is there.
             throw APIError.notFound("no image at that image_path for this upload; it is \(ownPath)")
         }
-        guard encoder != nil, let kind = kinds["index"] else {
+        guard encoder != nil, intake.kinds[IndexJob.kind] != nil else {
             throw APIError.unavailable("indexing is not available: ATELIER_MODEL_DIR is not set on this API process")
         }
         var indexJob = try await currentIndexJob(of: job)
-        if indexJob == nil { indexJob = try await enqueue(kind, for: job, imagePath: imagePath, requestID: context.requestID) }
+        if indexJob == nil {
+            indexJob = try await intake.enqueue(IndexJob.self, .image(ofJob: job.id, imagePath: imagePath), owner: job.owner,
+                                                requestID: context.requestID, priority: Priority.interactive, parentID: job.id)
+        }
         guard let indexJob else { throw APIError.internal(context.requestID) }
         guard let finished = try await waiter.finished(indexJob, timeout: timeout) else {
             throw APIError(.gatewayTimeout, "TimeoutError",
@@ -98,21 +102,7 @@ struct MondrianIndexController: Sendable {
 
     /// The upload's newest index job that succeeded or is still under way, if any.
     private func currentIndexJob(of job: Job) async throws -> UUID? {
-        let children = try await queue.children(of: job.id).filter { $0.kind == "index" }
+        let children = try await queue.children(of: job.id).filter { $0.kind == IndexJob.kind }
         return children.last(where: { $0.state == .succeeded || !$0.state.isFinished })?.id
-    }
-
-    /// The `index` job that indexes an upload's image: `{from_job, image_path}` (also what
-    /// `/upload`'s `auto_index` chains).
-    static func payload(indexing upload: UUID, imagePath: String) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: ["from_job": upload.uuidString.lowercased(), "image_path": imagePath],
-                                              options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private func enqueue(_ kind: JobKind, for job: Job, imagePath: String, requestID: String) async throws -> UUID {
-        try await queue.enqueue(NewJob(
-            kind: kind.name, payload: try Self.payload(indexing: job.id, imagePath: imagePath), queue: kind.queue, priority: Priority.interactive,
-            owner: job.owner, maxAttempts: kind.maxAttempts, requestID: requestID, parentID: job.id)).id
     }
 }

@@ -65,9 +65,8 @@ struct MondrianUploadController: Sendable {
         let stem = MondrianFilename.stem(fromClientName: form.imageFilename)
         let imagePath = "source/" + MondrianFilename(stem: stem, jobID: id, fileExtension: format.fileExtension).text(signedBy: signer)
         var followUps: [FollowUp] = []
-        if index, let kind = intake.kinds["index"] {
-            followUps.append(FollowUp(kind: kind.name, payload: try MondrianIndexController.payload(indexing: id, imagePath: imagePath),
-                                      queue: kind.queue, priority: kind.priority, maxAttempts: kind.maxAttempts))
+        if index, intake.kinds[IndexJob.kind] != nil {
+            followUps.append(try intake.followUp(IndexJob.self, .image(ofJob: id, imagePath: imagePath)))
         }
         var options: JSONObject = ["source_name": .string(stem)]
         let chosen: [String]

@@ -86,7 +86,7 @@ public final class APIServer: Sendable {
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
         let search = SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
         search.register(on: v1)
-        DocumentsController(queue: queue, documents: DocumentStore(client: queue.client, logger: logger),
+        DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger),
                             vectors: VectorStore(client: queue.client, logger: logger), encoder: encoder).register(on: v1)
 
         // Mondrian's routes (docs/contracts.md §2) at the root, as its app calls them, with its token header.
@@ -96,7 +96,7 @@ public final class APIServer: Sendable {
         MondrianUploadController(queue: queue, intake: intake, signer: signer, base: publicBase,
                                  maxUploadBytes: configuration.maxUploadBytes).register(on: mondrian)
         MondrianJobsController(queue: queue, hub: hub, blobs: blobs).register(on: mondrian)
-        MondrianIndexController(queue: queue, waiter: JobCompletionWaiter(queue: queue, hub: hub), kinds: kinds, signer: signer,
+        MondrianIndexController(queue: queue, intake: intake, waiter: JobCompletionWaiter(queue: queue, hub: hub), signer: signer,
                                 encoder: encoder, timeout: configuration.captionTimeout).register(on: mondrian)
         MondrianSearchController(search: search).register(on: mondrian)
         AdvisorsController(base: publicBase).register(list: mondrian, pictures: router)
