@@ -40,12 +40,6 @@ struct MondrianIndexController: Sendable {
         var image_path: String?
     }
 
-    struct IndexResult: Decodable {
-        var id: String
-        var text: String
-        var embedding_dim: Int
-    }
-
     @Sendable func index(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let bytes = try await request.body.collect(upTo: 16 * 1024)
@@ -94,10 +88,10 @@ struct MondrianIndexController: Sendable {
                            "indexing is still running (job \(indexJob.uuidString.lowercased())); call /index again for its result")
         }
         guard finished.state == .succeeded, let text = finished.result,
-              let result = try? JSONDecoder().decode(IndexResult.self, from: Data(text.utf8)) else {
+              let result = try? ContractJSON.decode(IndexJob.Result.self, from: text) else {
             throw APIError(.badGateway, "IndexError", "the image could not be indexed: \(finished.error ?? "the index job was \(finished.state.rawValue)")")
         }
-        return try JobsController.json(Answer(id: result.id.lowercased(), caption: result.text, embedding_dim: result.embedding_dim))
+        return try JobsController.json(Answer(id: result.id.lowercased(), caption: result.text, embedding_dim: result.embeddingDim))
     }
 
     /// The upload's newest index job that succeeded or is still under way, if any.

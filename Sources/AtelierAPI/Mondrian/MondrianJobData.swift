@@ -1,3 +1,4 @@
+import AtelierJobs
 import AtelierQueue
 import Foundation
 
@@ -53,38 +54,70 @@ struct MondrianJobData: Encodable, Equatable {
     }
 
     /// A `progress` event's data: `{progress, step, current_advisor?, total_advisors?, step_phase?}`.
-    static func running(_ facts: Facts, progressData: [String: Any]?, fallbackProgress: Int = 0) -> MondrianJobData {
-        MondrianJobData(status: facts.runningStatus, progress_percentage: progressData?["progress"] as? Int ?? fallbackProgress,
-                        current_step: progressData?["step"] as? String ?? "Starting",
-                        current_advisor: progressData?["current_advisor"] as? Int,
-                        total_advisors: progressData?["total_advisors"] as? Int ?? facts.totalAdvisors,
-                        step_phase: progressData?["step_phase"] as? String ?? (progressData == nil ? "starting" : facts.runningStatus))
+    static func running(_ facts: Facts, progressData: EventData?, fallbackProgress: Int = 0) -> MondrianJobData {
+        MondrianJobData(status: facts.runningStatus, progress_percentage: progressData?.progress ?? fallbackProgress,
+                        current_step: progressData?.step ?? "Starting",
+                        current_advisor: progressData?.currentAdvisor,
+                        total_advisors: progressData?.totalAdvisors ?? facts.totalAdvisors,
+                        step_phase: progressData?.stepPhase ?? (progressData == nil ? "starting" : facts.runningStatus))
     }
 
     /// The update one job event means, or nil for events that change nothing the app shows.
     /// `last` is the previous update (a `running` event keeps its progress).
     static func update(for event: JobEvent, facts: Facts, last: MondrianJobData?) -> MondrianJobData? {
-        let data = object(event.data)
+        let data = EventData.of(event.data)
         switch event.type {
         case "progress":
-            return .running(facts, progressData: data ?? [:])
+            return .running(facts, progressData: data ?? EventData())
         case "running":
             return .running(facts, progressData: nil, fallbackProgress: last?.progress_percentage ?? 0)
         case "retrying":
-            return .queued(facts, step: "Retrying: \(data?["error"] as? String ?? "the attempt failed")", phase: "retrying")
+            return .queued(facts, step: "Retrying: \(data?.error ?? "the attempt failed")", phase: "retrying")
         case "requeued":
             return .queued(facts)
         case "succeeded":
             return .completed(facts)
         case "failed", "cancelled":
-            return .failed(facts, progress: last?.progress_percentage ?? 0, error: data?["error"] as? String ?? data?["reason"] as? String)
+            return .failed(facts, progress: last?.progress_percentage ?? 0, error: data?.error ?? data?.reason)
         default:
             return nil
         }
     }
 
-    static func object(_ text: String) -> [String: Any]? {
-        try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    /// What Mondrian reads from a job event's data: a `progress` event's percentage and step
+    /// (with an analysis's ``AnalysisJob/Progress`` merged in), a failure's `error`, a
+    /// cancellation's `reason`. A field that is absent or of another type is nil.
+    struct EventData: Decodable, Equatable {
+        var progress: Int?
+        var step: String?
+        var currentAdvisor: Int?
+        var totalAdvisors: Int?
+        var stepPhase: String?
+        var error: String?
+        var reason: String?
+
+        init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case progress, step, error, reason
+            case currentAdvisor = "current_advisor", totalAdvisors = "total_advisors", stepPhase = "step_phase"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            progress = try? c.decodeIfPresent(Int.self, forKey: .progress)
+            step = try? c.decodeIfPresent(String.self, forKey: .step)
+            currentAdvisor = try? c.decodeIfPresent(Int.self, forKey: .currentAdvisor)
+            totalAdvisors = try? c.decodeIfPresent(Int.self, forKey: .totalAdvisors)
+            stepPhase = try? c.decodeIfPresent(String.self, forKey: .stepPhase)
+            error = try? c.decodeIfPresent(String.self, forKey: .error)
+            reason = try? c.decodeIfPresent(String.self, forKey: .reason)
+        }
+
+        /// The data of an event; nil when it is not a JSON object.
+        static func of(_ text: String) -> EventData? {
+            try? ContractJSON.decode(EventData.self, from: text)
+        }
     }
 }
 
@@ -96,7 +129,7 @@ extension MondrianJobData {
         case .queued:
             self = job.attempt > 0 ? .queued(facts, step: "Retrying: \(job.error ?? "waiting for a worker")", phase: "retrying") : .queued(facts)
         case .running:
-            self = .running(facts, progressData: latestProgress.flatMap { Self.object($0.data) }, fallbackProgress: job.progress)
+            self = .running(facts, progressData: latestProgress.flatMap { EventData.of($0.data) }, fallbackProgress: job.progress)
         case .succeeded:
             self = .completed(facts)
         case .failed, .cancelled:

@@ -1,3 +1,4 @@
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -7,9 +8,9 @@ enum MondrianReport {
     /// The report's text, or nil when the job has no report (not an analysis, not finished) or
     /// the blob is gone (purged).
     static func html(of job: Job, blobs: any BlobStore) async throws -> String? {
-        guard job.kind == "analysis", job.state == .succeeded, let result = job.result,
-              let object = MondrianJobData.object(result), let path = object["result_blob"] as? String,
-              let key = try? BlobKey(path), try await blobs.info(key) != nil else { return nil }
+        guard job.kind == AnalysisJob.kind, job.state == .succeeded, let result = job.result,
+              let report = try? ContractJSON.decode(AnalysisJob.Result.self, from: result),
+              let key = try? BlobKey(report.resultBlob), try await blobs.info(key) != nil else { return nil }
         return String(decoding: try await blobs.read(key), as: UTF8.self)
     }
 }

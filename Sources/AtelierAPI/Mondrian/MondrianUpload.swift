@@ -1,3 +1,4 @@
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -14,16 +15,22 @@ struct MondrianUpload {
     /// The advisors an analysis runs (empty for an upload kept without analysis).
     var advisors: [String]
 
-    /// Nil when the job has no uploaded image.
+    /// Nil when the job has no uploaded image. An analysis's payload names its advisors; any
+    /// other kind's is read as an upload's (its `input`, and `source_name` if it has one).
     init?(_ job: Job) {
-        guard let payload = try? JSONSerialization.jsonObject(with: Data(job.payload.utf8)) as? [String: Any],
-              let input = payload["input"] as? [String: Any], let path = input["blob"] as? String,
-              let blob = try? BlobKey(path) else { return nil }
+        let input: BlobInput, sourceName: String?
+        if job.kind == AnalysisJob.kind {
+            guard let payload = try? ContractJSON.decode(AnalysisJob.Payload.self, from: job.payload) else { return nil }
+            (input, sourceName, advisors) = (payload.input, payload.sourceName, payload.advisors ?? [])
+        } else {
+            guard let payload = try? ContractJSON.decode(UploadJob.Payload.self, from: job.payload) else { return nil }
+            (input, sourceName, advisors) = (payload.input, payload.sourceName, [])
+        }
+        guard let blob = try? BlobKey(input.blob) else { return nil }
         self.job = job
         self.blob = blob
-        self.stem = MondrianFilename.stem(fromClientName: payload["source_name"] as? String)
-        self.fileExtension = path.split(separator: ".").last.map(String.init) ?? "jpg"
-        self.advisors = job.kind == "analysis" ? (payload["advisors"] as? [String] ?? []) : []
+        self.stem = MondrianFilename.stem(fromClientName: sourceName)
+        self.fileExtension = input.blob.split(separator: ".").last.map(String.init) ?? "jpg"
     }
 
     func filename(_ signer: URLSigner) -> String {
