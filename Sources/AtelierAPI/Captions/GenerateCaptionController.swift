@@ -92,7 +92,7 @@ struct GenerateCaptionController: Sendable {
                             usage: output.usage, processingTime: "\(elapsed)ms", requestId: requestID),
                 metadata: .init(timestamp: CaptionTimestamp.now(), provider: output.provider, requestId: requestID,
                                 processingTime: elapsed, imageSize: bytes.count, mimeType: mimeType))
-            var response = try JobsController.json(body)
+            var response = try JSONResponse.encode(body)
             for field in rateHeaders { response.headers[field.name] = field.value }
             return response
         } catch var failure as CaptionFailure {
@@ -130,13 +130,13 @@ struct GenerateCaptionController: Sendable {
         } catch {
             throw CaptionFailure(.validation, "imageData is larger than 5 MB of base64")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+        guard let object = JSONBody.object(body) else {
             throw CaptionFailure(.validation, "the body must be JSON: {\"imageData\": \"<base64>\", \"mimeType\": \"image/jpeg\"}")
         }
-        guard var encoded = object["imageData"] as? String, !encoded.isEmpty else {
+        guard var encoded = object["imageData"]?.string, !encoded.isEmpty else {
             throw CaptionFailure(.validation, "imageData is required (the image in base64)")
         }
-        guard let mimeType = (object["mimeType"] as? String)?.lowercased(), !mimeType.isEmpty else {
+        guard let mimeType = object["mimeType"]?.string?.lowercased(), !mimeType.isEmpty else {
             throw CaptionFailure(.validation, "mimeType is required (image/jpeg, image/png, image/webp or image/heic)")
         }
         guard Self.mimeTypes.contains(mimeType) else {
@@ -168,7 +168,7 @@ struct GenerateCaptionController: Sendable {
     }
 
     static func response(for failure: CaptionFailure) -> Response {
-        var response = (try? JobsController.json(failure.body, status: failure.code.status)) ?? Response(status: failure.code.status)
+        var response = (try? JSONResponse.encode(failure.body, status: failure.code.status)) ?? Response(status: failure.code.status)
         for field in failure.headers { response.headers[field.name] = field.value }
         return response
     }

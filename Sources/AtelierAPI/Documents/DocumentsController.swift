@@ -49,17 +49,9 @@ struct DocumentsController: Sendable {
         }
     }
 
-    struct Page: Encodable {
-        var data: [View]
-        var pagination: JobPage.Pagination
-    }
-
     static func body(_ request: Request) async throws -> JSONObject {
-        let buffer = try await request.body.collect(upTo: 64 * 1024)
-        guard let object = JSONValue.parseObject(Data(buffer: buffer)) else {
-            throw APIError.validation("the body must be a JSON object like {\"question\": \"…\", \"answer\": \"…\"}")
-        }
-        return object
+        try await JSONBody.object(request, limit: 64 * 1024,
+                                  refusal: .validation("the body must be a JSON object like {\"question\": \"…\", \"answer\": \"…\"}"))
     }
 
     /// A non-blank string field of at most `max` characters; `stored` ones (question, answer)
@@ -99,7 +91,7 @@ struct DocumentsController: Sendable {
     }
 
     static func checkFields(_ object: JSONObject, allowed: Set<String>) throws {
-        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+        if let unknown = JSONBody.unknownField(in: object, allowed: allowed) {
             throw APIError.validation("unknown field \(unknown.prefix(40)); fields are \(allowed.sorted().joined(separator: ", "))",
                                       field: String(unknown.prefix(64)))
         }
@@ -135,20 +127,16 @@ struct DocumentsController: Sendable {
             _ = try? await documents.delete(id: document.id, owner: principal.owner)
             throw error
         }
-        return try JobsController.json(View(document, indexJob: job), status: .created)
+        return try JSONResponse.encode(View(document, indexJob: job), status: .created)
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let query = request.uri.queryParameters
-        let page = try JobsController.integer(query["page"].map(String.init), name: "page", default: 1, range: 1...1_000_000)
-        let limit = try JobsController.integer(query["limit"].map(String.init), name: "limit", default: 20, range: 1...100)
+        let page = try PageRequest(query)
         let (found, total) = try await documents.list(owner: principal.owner, collection: try Self.collectionFilter(query["collection"]),
-                                                      limit: limit, offset: (page - 1) * limit)
-        let pages = total == 0 ? 0 : (total + limit - 1) / limit
-        return try JobsController.json(Page(data: found.map { View($0) },
-                                            pagination: .init(page: page, limit: limit, total: total, pages: pages,
-                                                              hasNextPage: page < pages, hasPreviousPage: page > 1)))
+                                                      limit: page.limit, offset: page.offset)
+        return try JSONResponse.encode(Page(data: found.map { View($0) }, request: page, total: total))
     }
 
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -156,7 +144,7 @@ struct DocumentsController: Sendable {
         guard let document = try await documents.find(id: try documentID(context), owner: principal.owner) else {
             throw APIError.notFound("no such document")
         }
-        return try JobsController.json(View(document))
+        return try JSONResponse.encode(View(document))
     }
 
     @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -175,7 +163,7 @@ struct DocumentsController: Sendable {
             throw APIError.notFound("no such document")
         }
         let job = try await enqueueIndex(id, owner: principal.owner, requestID: context.requestID)
-        return try JobsController.json(View(document, indexJob: job))
+        return try JSONResponse.encode(View(document, indexJob: job))
     }
 
     @Sendable func delete(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -224,6 +212,6 @@ struct DocumentsController: Sendable {
             guard let document = found[id] else { continue }
             matches.append(Match(document: View(document), similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000))
         }
-        return try JobsController.json(Answer(query: query, results: matches, total: matches.count))
+        return try JSONResponse.encode(Answer(query: query, results: matches, total: matches.count))
     }
 }

@@ -93,19 +93,3 @@ struct JobView: Encodable {
         ResultFields.of(result: result)?.resultBlob.flatMap { try? BlobKey($0) }
     }
 }
-
-enum APIJSON {
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
-        }
-        return encoder
-    }
-
-    static func encode(_ value: some Encodable) throws -> Data {
-        try encoder().encode(value)
-    }
-}

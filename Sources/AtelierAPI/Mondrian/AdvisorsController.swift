@@ -38,7 +38,7 @@ struct AdvisorsController: Sendable {
             Entry(id: advisor.id, name: advisor.name, specialty: advisor.specialty, focus_areas: advisor.focusAreas.map(\.rawValue),
                   image_url: "\(root)/advisor_image/\(advisor.id).png")
         }
-        return try JobsController.json(["advisors": advisors])
+        return try JSONResponse.encode(["advisors": advisors])
     }
 
     @Sendable func picture(_ request: Request, context: APIRequestContext) async throws -> Response {

@@ -35,24 +35,18 @@ struct MondrianIndexController: Sendable {
         var embedding_dim: Int
     }
 
-    struct Body: Decodable {
-        var job_id: String?
-        var image_path: String?
-    }
-
     @Sendable func index(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        let bytes = try await request.body.collect(upTo: 16 * 1024)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any] else {
-            throw APIError.validation("the body must be JSON: {\"job_id\": \"…\", \"image_path\": \"source/<filename>\"}", field: "body")
-        }
-        if let unknown = object.keys.sorted().first(where: { $0 != "job_id" && $0 != "image_path" }) {
+        let object = try await JSONBody.object(
+            request, limit: 16 * 1024,
+            refusal: .validation("the body must be JSON: {\"job_id\": \"…\", \"image_path\": \"source/<filename>\"}", field: "body"))
+        if let unknown = JSONBody.unknownField(in: object, allowed: ["job_id", "image_path"]) {
             throw APIError.validation("unknown field '\(unknown.prefix(40))'; send job_id and image_path", field: unknown)
         }
-        guard let jobText = object["job_id"] as? String, !jobText.isEmpty else {
+        guard let jobText = object["job_id"]?.string, !jobText.isEmpty else {
             throw APIError.validation("job_id is required: the job_id /upload answered", field: "job_id")
         }
-        guard let imagePath = object["image_path"] as? String, !imagePath.isEmpty else {
+        guard let imagePath = object["image_path"]?.string, !imagePath.isEmpty else {
             throw APIError.validation("image_path is required: \"source/\" + the filename /upload answered", field: "image_path")
         }
         guard !imagePath.contains(".."), !imagePath.hasPrefix("/"), !imagePath.contains("\\") else {
@@ -63,7 +57,7 @@ struct MondrianIndexController: Sendable {
         do {
             job = try await queue.job(id: jobID, owner: principal.owner)
         } catch QueueError.jobNotFound {
-            throw JobsController.notFound(jobID)
+            throw APIError.jobNotFound(jobID)
         }
         guard let upload = MondrianUpload(job) else {
             // A job of the caller's that is not an upload: there is no upload with that id.
@@ -91,7 +85,7 @@ struct MondrianIndexController: Sendable {
               let result = try? ContractJSON.decode(IndexJob.Result.self, from: text) else {
             throw APIError(.badGateway, "IndexError", "the image could not be indexed: \(finished.error ?? "the index job was \(finished.state.rawValue)")")
         }
-        return try JobsController.json(Answer(id: result.id.lowercased(), caption: result.text, embedding_dim: result.embeddingDim))
+        return try JSONResponse.encode(Answer(id: result.id.lowercased(), caption: result.text, embedding_dim: result.embeddingDim))
     }
 
     /// The upload's newest index job that succeeded or is still under way, if any.

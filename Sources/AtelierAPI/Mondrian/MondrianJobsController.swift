@@ -37,21 +37,21 @@ struct MondrianJobsController: Sendable {
     }
 
     private func ownJob(_ context: APIRequestContext) async throws -> Job {
-        try await job(JobsController.jobID(context), owner: context.requirePrincipal().owner)
+        try await job(context.jobID(), owner: context.requirePrincipal().owner)
     }
 
     private func job(_ id: UUID, owner: String) async throws -> Job {
         do {
             return try await queue.job(id: id, owner: owner)
         } catch QueueError.jobNotFound {
-            throw JobsController.notFound(id)
+            throw APIError.jobNotFound(id)
         }
     }
 
     @Sendable func status(_ request: Request, context: APIRequestContext) async throws -> Response {
         let job = try await ownJob(context)
         let progress = job.state == .running ? try await queue.latestEvent(jobID: job.id, type: "progress") : nil
-        var response = try JobsController.json(Status(job_id: job.id.uuidString.lowercased(),
+        var response = try JSONResponse.encode(Status(job_id: job.id.uuidString.lowercased(),
                                                       data: MondrianJobData(job: job, latestProgress: progress)))
         response.headers[.cacheControl] = "no-cache"
         return response
@@ -59,10 +59,10 @@ struct MondrianJobsController: Sendable {
 
     @Sendable func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
         let queue = self.queue
-        let (id, principal) = (try JobsController.jobID(context), try context.requirePrincipal())
+        let (id, principal) = (try context.jobID(), try context.requirePrincipal())
         let owner = principal.owner
         var job = try await OwnTaskStack.run { [self] in try await self.job(id, owner: owner) }
-        let resume = try JobsController.lastEventID(request, allowParts: true)
+        let resume = try LastEventID.of(request, allowParts: true)
         var formatter = MondrianStreamFormatter(jobID: job.id, facts: .init(job), queue: queue, blobs: blobs)
         var prelude = "retry: 2000\n" + formatter.connected()
         var after: Int64 = 0

@@ -35,6 +35,6 @@ struct MondrianSearchController: Sendable {
             return Result(id: item.id.uuidString.lowercased(), job_id: job.uuidString.lowercased(), image_path: path,
                           caption: item.text, similarity: SearchController.rounded(item.similarity))
         }
-        return try JobsController.json(Answer(query: query.text, results: results, total: results.count))
+        return try JSONResponse.encode(Answer(query: query.text, results: results, total: results.count))
     }
 }

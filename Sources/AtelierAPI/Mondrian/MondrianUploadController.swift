@@ -87,7 +87,7 @@ struct MondrianUploadController: Sendable {
         }
         let jobID = job.id.uuidString.lowercased()
         let base = self.base.value
-        var response = try JobsController.json(Answer(
+        var response = try JSONResponse.encode(Answer(
             job_id: jobID, filename: upload.filename(signer), advisor: advisor,
             advisors_used: analyze || !accepted.created ? upload.advisors : chosen,
             status: "queued", status_url: "\(base)/status/\(jobID)", stream_url: "\(base)/stream/\(jobID)"))

@@ -43,7 +43,7 @@ struct SearchController: Sendable {
                    text: item.text, caption: item.sourceKind == "image" ? item.text : nil,
                    similarity: Self.rounded(item.similarity))
         }
-        return try JobsController.json(Answer(query: query.text, results: results, total: results.count))
+        return try JSONResponse.encode(Answer(query: query.text, results: results, total: results.count))
     }
 
     /// The owner's items nearest to the query (embedded here), most similar first.

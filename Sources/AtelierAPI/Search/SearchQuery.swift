@@ -14,11 +14,9 @@ struct SearchQuery: Sendable {
     var minSimilarity: Double
 
     static func parse(_ request: Request, fields allowed: [String], defaultTopK: Int) async throws -> SearchQuery {
-        let body = try await request.body.collect(upTo: 64 * 1024)
-        guard let object = JSONValue.parseObject(Data(buffer: body)) else {
-            throw APIError.validation("the body must be a JSON object like {\"query\": \"…\", \"top_k\": \(defaultTopK)}")
-        }
-        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+        let object = try await JSONBody.object(
+            request, limit: 64 * 1024, refusal: .validation("the body must be a JSON object like {\"query\": \"…\", \"top_k\": \(defaultTopK)}"))
+        if let unknown = JSONBody.unknownField(in: object, allowed: allowed) {
             throw APIError.validation("unknown field \(unknown.prefix(40)); fields are \(allowed.joined(separator: ", "))", field: String(unknown.prefix(40)))
         }
         guard let query = object["query"]?.string?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else {
