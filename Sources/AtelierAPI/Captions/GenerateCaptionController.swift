@@ -151,7 +151,7 @@ struct GenerateCaptionController: Sendable {
         }
         let bytes = [UInt8](data)
         do {
-            _ = try JobIntake.probe(bytes, limits: intake.imageLimits)
+            _ = try await JobIntake.probe(bytes, limits: intake.imageLimits)
         } catch let error as APIError {
             throw CaptionFailure(.validation, "imageData is not a usable image: \(error.message)")
         }

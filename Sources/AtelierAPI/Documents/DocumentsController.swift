@@ -1,4 +1,3 @@
-import AtelierEmbeddings
 import AtelierJobs
 import AtelierSearch
 import Foundation
@@ -11,8 +10,7 @@ import Hummingbird
 struct DocumentsController: Sendable {
     let intake: JobIntake
     let documents: DocumentStore
-    let vectors: VectorStore
-    let encoder: MiniLMEncoder?
+    let searchService: SearchService
 
     static let maxQuestion = 4000, maxAnswer = 8000
 
@@ -196,11 +194,7 @@ struct DocumentsController: Sendable {
         guard IndexJob.isCollectionName(collection) else {
             throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
         }
-        guard let encoder else {
-            throw APIError.unavailable("search is not available: ATELIER_MODEL_DIR is not set on this API process")
-        }
-        let items = try await vectors.search(owner: principal.owner, query: encoder.embed(query), limit: topK,
-                                             collection: collection, minSimilarity: minimum)
+        let items = try await searchService.nearest(query, owner: principal.owner, limit: topK, collection: collection, minSimilarity: minimum)
         let hits: [(IndexedItem, UUID)] = items.compactMap { item in
             guard item.sourceKey.hasPrefix("document:"),
                   let id = UUID(uuidString: String(item.sourceKey.dropFirst("document:".count))) else { return nil }
@@ -210,7 +204,7 @@ struct DocumentsController: Sendable {
         var matches: [Match] = []
         for (item, id) in hits {
             guard let document = found[id] else { continue }
-            matches.append(Match(document: View(document), similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000))
+            matches.append(Match(document: View(document), similarity: SearchService.rounded(item.similarity)))
         }
         return try JSONResponse.encode(Answer(query: query, results: matches, total: matches.count))
     }

@@ -31,7 +31,7 @@ struct JobIntake: Sendable {
     /// are enqueued when the job succeeds.
     func accept(_ submission: JobSubmission, owner: String, idempotencyKey: String?, requestID: String,
                 logger: Logger, id: UUID = JobID.make(), followUps: [FollowUp] = []) async throws -> Accepted {
-        let (kind, payload, image) = try validate(submission, id: id)
+        let (kind, payload, image) = try await validate(submission, id: id)
         if let idempotencyKey {
             guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 255 else {
                 throw APIError.validation("Idempotency-Key must be 1–255 characters", field: "Idempotency-Key")
@@ -70,16 +70,19 @@ struct JobIntake: Sendable {
     }
 
     /// Format, size and limits from the header alone: a 100000×100000 PNG or a damaged file
-    /// is refused before anything is stored, without decoding a pixel.
-    static func probe(_ bytes: [UInt8], limits: ImageLimits) throws -> ImageInfo {
-        do {
-            return try ImageCodec.probe(bytes, limits: limits)
-        } catch .unsupportedFormat(let message) {
+    /// is refused before anything is stored, without decoding a pixel. Off the cooperative pool
+    /// (``CPUWork``): a HEIC's boxes or a progressive JPEG's scans take a while to walk.
+    static func probe(_ bytes: [UInt8], limits: ImageLimits) async throws -> ImageInfo {
+        let probed = try await CPUWork.run { Result { () throws(ImageError) in try ImageCodec.probe(bytes, limits: limits) } }
+        switch probed {
+        case .success(let info):
+            return info
+        case .failure(.unsupportedFormat(let message)):
             throw APIError.unsupportedMediaType(message + " (checked from its bytes; JPEG, PNG, HEIC and WebP are accepted)")
-        } catch .tooLarge(let message) {
+        case .failure(.tooLarge(let message)):
             throw APIError(.contentTooLarge, "PayloadTooLargeError", message,
                            details: ["field": "image", "max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])
-        } catch {
+        case .failure(let error):
             throw APIError.validation(error.message, field: "image")
         }
     }
@@ -116,7 +119,7 @@ struct JobIntake: Sendable {
     }
 
     /// The kind, the payload's JSON text (the kind's contract checks the options) and the image.
-    private func validate(_ submission: JobSubmission, id: UUID) throws -> (JobKind, String, StoredImage?) {
+    private func validate(_ submission: JobSubmission, id: UUID) async throws -> (JobKind, String, StoredImage?) {
         guard let name = submission.kind ?? (submission.options["style_id"] != nil ? StylizeJob.kind : nil), !name.isEmpty else {
             throw APIError.validation("kind is required; one of: \(kinds.names.joined(separator: ", "))", field: "kind")
         }
@@ -127,7 +130,7 @@ struct JobIntake: Sendable {
         var input: BlobInput?
         if let bytes = submission.image {
             guard !bytes.isEmpty else { throw APIError.validation("the image is empty", field: "image") }
-            let format = try Self.probe(bytes, limits: imageLimits).format
+            let format = try await Self.probe(bytes, limits: imageLimits).format
             let key = BlobKey.jobInput(id, fileExtension: format.fileExtension)
             image = StoredImage(bytes: bytes, key: key)
             input = BlobInput(blob: key.path, format: format.rawValue, contentType: format.mimeType, bytes: bytes.count)

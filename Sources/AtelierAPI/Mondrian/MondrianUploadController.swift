@@ -60,7 +60,7 @@ struct MondrianUploadController: Sendable {
         }
         let analyze = try Self.flag(form.options["auto_analyze"], name: "auto_analyze", default: true)
         let index = try Self.flag(form.options["auto_index"], name: "auto_index", default: false)
-        let format = try JobIntake.probe(image, limits: intake.imageLimits).format
+        let format = try await JobIntake.probe(image, limits: intake.imageLimits).format
         let id = JobID.make()
         let stem = MondrianFilename.stem(fromClientName: form.imageFilename)
         let imagePath = "source/" + MondrianFilename(stem: stem, jobID: id, fileExtension: format.fileExtension).text(signedBy: signer)

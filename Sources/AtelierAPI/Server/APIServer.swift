@@ -84,10 +84,9 @@ public final class APIServer: Sendable {
         if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         JobsController(queue: queue, intake: intake, cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
-        let search = SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
-        search.register(on: v1)
-        DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger),
-                            vectors: VectorStore(client: queue.client, logger: logger), encoder: encoder).register(on: v1)
+        let search = SearchService(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
+        SearchController(service: search).register(on: v1)
+        DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger), searchService: search).register(on: v1)
 
         // Mondrian's routes (docs/contracts.md §2) at the root, as its app calls them, with its token header.
         let mondrian = router.group()
@@ -98,7 +97,7 @@ public final class APIServer: Sendable {
         MondrianJobsController(queue: queue, hub: hub, blobs: blobs).register(on: mondrian)
         MondrianIndexController(queue: queue, intake: intake, waiter: JobCompletionWaiter(queue: queue, hub: hub), signer: signer,
                                 encoder: encoder, timeout: configuration.captionTimeout).register(on: mondrian)
-        MondrianSearchController(search: search).register(on: mondrian)
+        MondrianSearchController(service: search).register(on: mondrian)
         AdvisorsController(base: publicBase).register(list: mondrian, pictures: router)
         MondrianSourceImageController(queue: queue, blobs: blobs, signer: signer).register(on: router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.path.description, $0.method.rawValue) }))
