@@ -6,11 +6,13 @@ import PackageDescription
 // The target graph (our targets only; each arrow is a declared dependency, and ./ops/check-imports
 // checks that every import is declared and every declared dependency imported):
 //
-//   atelier (the executable) → AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
+//   atelier (the executable) → AtelierApps, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
 //                              AtelierSearch, AtelierStorage, AtelierImaging, AtelierEmbeddings,
 //                              AtelierVision, CAtelierKernels
+//   AtelierApps       → AtelierAPI, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
 //   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
-//                       AtelierEmbeddings, AtelierVision
+//                       AtelierEmbeddings, AtelierVision (the core /v1 API)
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
 //   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierStorage
@@ -150,7 +152,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The HTTP front: jobs API, SSE, result downloads, tokens, health, metrics, OpenAPI.
+        // The core HTTP API: jobs, SSE, result downloads, search, documents, tokens, health, metrics,
+        // OpenAPI; other targets add routes to it (APIApp).
         .target(
             name: "AtelierAPI",
             dependencies: [
@@ -174,6 +177,25 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The apps' facades on the core API: the caption app's /api/generateCaption and Mondrian's
+        // routes at the root (docs/contracts.md §1, §2), registered by the executable.
+        .target(
+            name: "AtelierApps",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierJobs",
+                "AtelierQueue",
+                "AtelierStorage",
+                "AtelierImaging",
+                "AtelierVision",
+                "AtelierSearch",
+                "AtelierEmbeddings",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
         .executableTarget(
             name: "atelier",
@@ -181,6 +203,7 @@ let package = Package(
                 "AtelierQueue",
                 "AtelierWorker",
                 "AtelierAPI",
+                "AtelierApps",
                 "AtelierHandlers",
                 "AtelierSearch",
                 "AtelierStorage",
@@ -248,6 +271,7 @@ let package = Package(
             name: "AtelierAPITests",
             dependencies: [
                 "AtelierAPI",
+                "AtelierApps",
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierWorker",

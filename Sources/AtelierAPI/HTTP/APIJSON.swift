@@ -2,8 +2,8 @@ import Foundation
 
 /// How the API writes JSON: keys sorted (stable bodies, stable ETags), `/` unescaped, dates as
 /// ISO-8601 with milliseconds.
-enum APIJSON {
-    static func encoder() -> JSONEncoder {
+package enum APIJSON {
+    package static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -13,7 +13,7 @@ enum APIJSON {
         return encoder
     }
 
-    static func encode(_ value: some Encodable) throws -> Data {
+    package static func encode(_ value: some Encodable) throws -> Data {
         try encoder().encode(value)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Strong ETags from a 64-bit FNV-1a hash of the body.
-enum ETag {
-    static func of(_ data: Data) -> String {
+package enum ETag {
+    package static func of(_ data: Data) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         data.withUnsafeBytes { raw in
             for byte in raw {
@@ -15,7 +15,7 @@ enum ETag {
     }
 
     /// `If-None-Match` may list several tags, or `*`; weak comparison as RFC 9110 §13.1.2 says.
-    static func matches(_ header: String, _ etag: String) -> Bool {
+    package static func matches(_ header: String, _ etag: String) -> Bool {
         if header == etag { return true }   // what a poller sends back, as it was given
         if HeaderText.trimmed(header) == "*" { return true }
         return header.split(separator: ",").contains { candidate in

@@ -3,7 +3,7 @@ import Hummingbird
 
 extension APIRequestContext {
     /// The `:id` of a job route; a malformed id is a 404, like a job that does not exist.
-    func jobID() throws -> UUID {
+    package func jobID() throws -> UUID {
         let text = try parameters.require("id")
         guard let id = UUID(uuidString: text) else { throw APIError.notFound("no job with id '\(text.prefix(64))'") }
         return id
@@ -12,7 +12,7 @@ extension APIRequestContext {
 
 extension APIError {
     /// No such job, or another owner's: the same answer.
-    static func jobNotFound(_ id: UUID) -> APIError {
+    package static func jobNotFound(_ id: UUID) -> APIError {
         .notFound("no job with id \(id.uuidString.lowercased())")
     }
 }

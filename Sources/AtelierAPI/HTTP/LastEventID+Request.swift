@@ -2,7 +2,7 @@ import Hummingbird
 
 extension LastEventID {
     /// A stream's resume point from `Last-Event-ID` or `?last_event_id=`; 400 when malformed.
-    static func of(_ request: Request, allowParts: Bool) throws -> LastEventID? {
+    package static func of(_ request: Request, allowParts: Bool) throws -> LastEventID? {
         // A blank header is no header: the query (what a browser's EventSource can send) counts then.
         let header = request.headers[.lastEventID].flatMap { HeaderText.trimmed($0).isEmpty ? nil : $0 }
             ?? request.uri.queryParameters["last_event_id"].map(String.init)

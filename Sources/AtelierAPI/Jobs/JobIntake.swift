@@ -13,23 +13,23 @@ import Logging
 /// checked by their kind's contract) and the jobs routes make on a caller's behalf
 /// (``enqueue(_:_:owner:requestID:priority:parentID:)``, typed payloads), each queued with its
 /// kind's settings from the catalog.
-struct JobIntake: Sendable {
+package struct JobIntake: Sendable {
     let queue: JobQueue
     let blobs: any BlobStore
-    let kinds: JobKindCatalog
-    let imageLimits: ImageLimits
+    package let kinds: JobKindCatalog
+    package let imageLimits: ImageLimits
     var quotas = OwnerQuotas.off
 
-    struct Accepted {
-        var id: UUID
-        var kind: String
+    package struct Accepted {
+        package var id: UUID
+        package var kind: String
         /// False when an earlier request with the same Idempotency-Key created the job.
-        var created: Bool
+        package var created: Bool
     }
 
     /// `id` names the new job (callers that derive names from it make it first); `followUps`
     /// are enqueued when the job succeeds.
-    func accept(_ submission: JobSubmission, owner: String, idempotencyKey: String?, requestID: String,
+    package func accept(_ submission: JobSubmission, owner: String, idempotencyKey: String?, requestID: String,
                 logger: Logger, id: UUID = JobID.make(), followUps: [FollowUp] = []) async throws -> Accepted {
         let (kind, payload, image) = try await validate(submission, id: id)
         if let idempotencyKey {
@@ -72,7 +72,7 @@ struct JobIntake: Sendable {
     /// Format, size and limits from the header alone: a 100000×100000 PNG or a damaged file
     /// is refused before anything is stored, without decoding a pixel. Off the cooperative pool
     /// (``CPUWork``): a HEIC's boxes or a progressive JPEG's scans take a while to walk.
-    static func probe(_ bytes: [UInt8], limits: ImageLimits) async throws -> ImageInfo {
+    package static func probe(_ bytes: [UInt8], limits: ImageLimits) async throws -> ImageInfo {
         let probed = try await CPUWork.run { Result { () throws(ImageError) in try ImageCodec.probe(bytes, limits: limits) } }
         switch probed {
         case .success(let info):
@@ -90,7 +90,7 @@ struct JobIntake: Sendable {
     /// Queues a job the API makes on a caller's behalf (a document's index job, Mondrian's
     /// `/index`) with its kind's settings; `priority` overrides the kind's. 503 when this server
     /// does not accept the kind.
-    func enqueue<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload, owner: String, requestID: String,
+    package func enqueue<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload, owner: String, requestID: String,
                                         priority: Int? = nil, parentID: UUID? = nil) async throws -> UUID {
         let kind = try served(contract)
         return try await queue.enqueue(NewJob(
@@ -99,7 +99,7 @@ struct JobIntake: Sendable {
     }
 
     /// A job to queue when another succeeds (see ``FollowUp``), with its kind's settings.
-    func followUp<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload) throws -> FollowUp {
+    package func followUp<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload) throws -> FollowUp {
         let kind = try served(contract)
         return FollowUp(kind: kind.name, payload: try ContractJSON.text(payload), queue: kind.queue, priority: kind.priority,
                         maxAttempts: kind.maxAttempts)

@@ -12,12 +12,17 @@ import NIOCore
 ///   sends `params` as JSON and `style_id` as text);
 /// - `application/json`: `{"kind", "options", "image"}` with the image in base64 (a `data:` URI
 ///   prefix is allowed).
-struct JobSubmission {
-    var kind: String?
-    var options: JSONObject = [:]
-    var image: [UInt8]?
+package struct JobSubmission {
+    package var kind: String?
+    package var options: JSONObject = [:]
+    package var image: [UInt8]?
     /// The image part's `filename` as the client sent it (multipart only; not trusted as a path).
-    var imageFilename: String?
+    package var imageFilename: String?
+
+    /// A submission a route makes on a client's behalf (the caption route, Mondrian's `/upload`).
+    package init(kind: String? = nil, options: JSONObject = [:], image: [UInt8]? = nil) {
+        (self.kind, self.options, self.image) = (kind, options, image)
+    }
 
     static let maxOptionsBytes = 64 * 1024
     /// A form has an image and a handful of fields; more parts than this is not a client of ours.
@@ -25,7 +30,12 @@ struct JobSubmission {
     /// Header lines per part (Content-Disposition, Content-Type, perhaps a few more).
     static let maxPartHeaders = 16
 
-    static func parse(contentType: String?, body: ByteBuffer) throws -> JobSubmission {
+    /// Whether `contentType` is `multipart/form-data` (any parameters).
+    package static func isMultipartForm(_ contentType: String?) -> Bool {
+        contentType.flatMap(MediaType.init)?.type == "multipart/form-data"
+    }
+
+    package static func parse(contentType: String?, body: ByteBuffer) throws -> JobSubmission {
         guard let contentType, let media = MediaType(contentType) else {
             throw APIError.unsupportedMediaType("send multipart/form-data or application/json (Content-Type is missing)")
         }

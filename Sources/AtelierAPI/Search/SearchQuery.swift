@@ -5,15 +5,15 @@ import Hummingbird
 /// A search request's body, validated the same way for `/v1/search` and Mondrian's `/search`:
 /// `query` (required, ≤ 2000 characters), `top_k` (1…100), and where the route allows them
 /// `collection` and `min_similarity` (0…1). Unknown fields are a 400 naming the field.
-struct SearchQuery: Sendable {
+package struct SearchQuery: Sendable {
     static let maxQueryLength = 2000
 
-    var text: String
-    var topK: Int
-    var collection: String?
-    var minSimilarity: Double
+    package var text: String
+    package var topK: Int
+    package var collection: String?
+    package var minSimilarity: Double
 
-    static func parse(_ request: Request, fields allowed: [String], defaultTopK: Int) async throws -> SearchQuery {
+    package static func parse(_ request: Request, fields allowed: [String], defaultTopK: Int) async throws -> SearchQuery {
         let object = try await JSONBody.object(
             request, limit: 64 * 1024, refusal: .validation("the body must be a JSON object like {\"query\": \"…\", \"top_k\": \(defaultTopK)}"))
         if let unknown = JSONBody.unknownField(in: object, allowed: allowed) {

@@ -5,7 +5,7 @@ import AtelierSearch
 /// Mondrian's `/search`): the query embedded in this process — the model loaded once, shared by
 /// every request, run off the cooperative pool (``CPUWork``) — and the owner's nearest items from
 /// pgvector. Without a model (ATELIER_MODEL_DIR unset) every search answers 503 naming the setting.
-struct SearchService: Sendable {
+package struct SearchService: Sendable {
     let encoder: MiniLMEncoder?
     let store: VectorStore
 
@@ -18,7 +18,7 @@ struct SearchService: Sendable {
     }
 
     /// The owner's items nearest to `query`, most similar first.
-    func nearest(_ query: SearchQuery, owner: String, sourceKind: String? = nil) async throws -> [IndexedItem] {
+    package func nearest(_ query: SearchQuery, owner: String, sourceKind: String? = nil) async throws -> [IndexedItem] {
         try await nearest(query.text, owner: owner, limit: query.topK, collection: query.collection, sourceKind: sourceKind,
                           minSimilarity: query.minSimilarity)
     }
@@ -31,7 +31,7 @@ struct SearchService: Sendable {
     }
 
     /// Similarity to four decimals (the cosine's float noise is not information).
-    static func rounded(_ similarity: Double?) -> Double {
+    package static func rounded(_ similarity: Double?) -> Double {
         ((similarity ?? 0) * 10_000).rounded() / 10_000
     }
 }

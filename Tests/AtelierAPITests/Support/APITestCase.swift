@@ -1,6 +1,7 @@
 import AtelierEmbeddings
 import AsyncHTTPClient
 import AtelierAPI
+import AtelierApps
 import AtelierHandlers
 import AtelierVision
 import AtelierQueue
@@ -16,7 +17,8 @@ import ServiceLifecycle
 import Synchronization
 import XCTest
 
-/// A real API on a loopback port against the test's own database, an in-process worker with the
+/// A real API on a loopback port — the core routes and the apps' (as `atelier serve` composes
+/// them) — against the test's own database, an in-process worker with the
 /// diagnostic handlers (echo included) sharing a temporary blob directory, and a real HTTP client.
 class APITestCase: DatabaseTestCase {
     var baseURL = ""
@@ -57,7 +59,7 @@ class APITestCase: DatabaseTestCase {
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
                                kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload]),
-                               blobs: blobs, encoder: embeddingModel, logger: logger)
+                               blobs: blobs, encoder: embeddingModel, logger: logger, apps: Apps.all)
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)

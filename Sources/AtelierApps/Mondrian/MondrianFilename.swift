@@ -1,3 +1,4 @@
+import AtelierAPI
 import AtelierStorage
 import Foundation
 

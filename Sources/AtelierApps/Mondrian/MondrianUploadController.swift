@@ -1,9 +1,10 @@
+import AtelierAPI
 import AtelierImaging
 import AtelierJobs
 import AtelierQueue
 import AtelierStorage
-import Foundation
 import AtelierVision
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -43,7 +44,7 @@ struct MondrianUploadController: Sendable {
     @Sendable func upload(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let body = try await RequestBodies.collect(request, limit: maxUploadBytes)
-        guard let media = request.headers[.contentType].flatMap(MediaType.init), media.type == "multipart/form-data" else {
+        guard JobSubmission.isMultipartForm(request.headers[.contentType]) else {
             throw APIError.unsupportedMediaType("send the image as multipart/form-data with an 'image' file part")
         }
         let form = try JobSubmission.parse(contentType: request.headers[.contentType], body: body)

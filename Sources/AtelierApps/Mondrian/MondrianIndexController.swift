@@ -1,3 +1,4 @@
+import AtelierAPI
 import AtelierEmbeddings
 import AtelierJobs
 import AtelierQueue

@@ -1,8 +1,9 @@
+import AtelierAPI
 import AtelierImaging
 import AtelierVision
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 
 /// Mondrian's `GET /advisors` (docs/contracts.md §2) → `{advisors: [{id, name, specialty, focus_areas,
 /// image_url}]}` with absolute URLs, and `GET /advisor_image/{id}.png`, each advisor's generated

@@ -1,9 +1,10 @@
+import AtelierAPI
 import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import Logging
 
 /// `POST /api/generateCaption {imageData: base64, mimeType}` (docs/contracts.md §1, the caption app's

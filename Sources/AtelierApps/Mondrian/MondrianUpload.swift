@@ -1,3 +1,4 @@
+import AtelierAPI
 import AtelierJobs
 import AtelierQueue
 import AtelierStorage

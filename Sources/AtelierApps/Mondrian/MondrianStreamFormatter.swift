@@ -1,3 +1,4 @@
+import AtelierAPI
 import AtelierQueue
 import AtelierStorage
 import Foundation
