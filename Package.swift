@@ -24,7 +24,10 @@ import PackageDescription
 //   AtelierQueue      → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
 //   AtelierSearch, AtelierStorage: none of ours
 //
-// Tests: AtelierTestSupport → AtelierQueue; each test target declares what it imports.
+// Tests mirror the targets (AtelierQueueTests, AtelierJobsTests, AtelierHandlersTests, AtelierAPITests,
+// AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests, AtelierSearchTests, AtelierStorageTests,
+// AtelierVisionTests); AtelierTestSupport → AtelierQueue (a database per test); AtelierAPITestSupport
+// → the server with every route and a worker; each test target declares what it imports.
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
@@ -258,28 +261,57 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierEmbeddingsTests",
+            dependencies: ["AtelierEmbeddings"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "AtelierSearchTests",
             dependencies: [
-                "AtelierEmbeddings",
                 "AtelierSearch",
+                "AtelierEmbeddings",
                 "AtelierQueue",
                 "AtelierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "AtelierStorageTests",
+            dependencies: ["AtelierStorage"]
+        ),
+        // Shared by the HTTP test targets: the real server (core routes and the apps'), an
+        // in-process worker with the real handlers, a real HTTP client, SSE and raw-socket readers.
+        .target(
+            name: "AtelierAPITestSupport",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierApps",
+                "AtelierHandlers",
+                "AtelierWorker",
+                "AtelierQueue",
+                "AtelierStorage",
+                "AtelierEmbeddings",
+                "AtelierVision",
+                "AtelierTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["Fixtures"]
+            path: "Tests/AtelierAPITestSupport"
         ),
         .testTarget(
             name: "AtelierAPITests",
             dependencies: [
                 "AtelierAPI",
-                "AtelierApps",
+                "AtelierAPITestSupport",
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierWorker",
                 "AtelierTestSupport",
-                "AtelierHandlers",
                 "AtelierImaging",
                 "AtelierEmbeddings",
-                "AtelierVision",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -287,7 +319,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "AtelierAppsTests",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierAPITestSupport",
+                "AtelierQueue",
+                "AtelierTestSupport",
+                "AtelierImaging",
+                "AtelierEmbeddings",
+                "AtelierVision",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "AtelierHandlersTests",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierAPITestSupport",
+                "AtelierTestSupport",
+                "AtelierImaging",
+                "AtelierVision",
             ]
         ),
     ]

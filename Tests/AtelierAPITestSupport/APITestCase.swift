@@ -20,28 +20,28 @@ import XCTest
 /// A real API on a loopback port — the core routes and the apps' (as `atelier serve` composes
 /// them) — against the test's own database, an in-process worker with the
 /// diagnostic handlers (echo included) sharing a temporary blob directory, and a real HTTP client.
-class APITestCase: DatabaseTestCase {
-    var baseURL = ""
-    var blobRoot: URL!
-    var server: APIServer!
-    var http: HTTPClient!
-    var token = ""
+open class APITestCase: DatabaseTestCase {
+    package var baseURL = ""
+    package var blobRoot: URL!
+    package var server: APIServer!
+    package var http: HTTPClient!
+    package var token = ""
     private var serviceTask: Task<Void, any Error>?
     private var group: ServiceGroup?
 
     /// Override with false to run the API without the in-process worker.
-    var runsWorker: Bool { true }
+    open var runsWorker: Bool { true }
 
     /// Override to give the API and the worker the embedding model (search and `index`).
-    var embeddingModel: MiniLMEncoder? { nil }
+    open var embeddingModel: MiniLMEncoder? { nil }
 
     /// Override to caption with another provider (the worker's `caption` handler).
-    var visionProvider: any VisionProvider { LocalVisionProvider() }
+    open var visionProvider: any VisionProvider { LocalVisionProvider() }
 
     /// Override to change the server's settings before it starts.
-    func configure(_ configuration: inout APIConfiguration) {}
+    open func configure(_ configuration: inout APIConfiguration) {}
 
-    override func setUp() async throws {
+    open override func setUp() async throws {
         try await super.setUp()
         blobRoot = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-api-test-\(UUID().uuidString)")
         var configuration = APIConfiguration()
@@ -87,7 +87,7 @@ class APITestCase: DatabaseTestCase {
         try await db.eventually("the listener is up") { server.notifier.isListening }
     }
 
-    override func tearDown() async throws {
+    open override func tearDown() async throws {
         try? await http?.shutdown()
         await group?.triggerGracefulShutdown()
         _ = try? await serviceTask?.value
@@ -97,23 +97,23 @@ class APITestCase: DatabaseTestCase {
 
     // MARK: Requests
 
-    struct Reply {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: Data
+    package struct Reply {
+        package var status: Int
+        package var headers: HTTPHeaders
+        package var body: Data
 
-        func json() throws -> [String: Any] {
+        package func json() throws -> [String: Any] {
             guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
                 throw CocoaError(.coderReadCorrupt)
             }
             return object
         }
 
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? { headers.first(name: name) }
+        package var text: String { String(decoding: body, as: UTF8.self) }
+        package func header(_ name: String) -> String? { headers.first(name: name) }
     }
 
-    func request(_ method: HTTPMethod = .GET, _ path: String, token: String?? = .none, headers: [(String, String)] = [],
+    package func request(_ method: HTTPMethod = .GET, _ path: String, token: String?? = .none, headers: [(String, String)] = [],
                  body: Data? = nil, contentType: String? = nil, timeout: TimeAmount = .seconds(30)) async throws -> Reply {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : baseURL + path)
         request.method = method
@@ -131,7 +131,7 @@ class APITestCase: DatabaseTestCase {
     }
 
     /// A multipart/form-data body: text fields, then an optional file part named `image`.
-    func multipart(_ fields: [(String, String)], image: Data? = nil, filename: String = "image.png",
+    package func multipart(_ fields: [(String, String)], image: Data? = nil, filename: String = "image.png",
                    contentType: String = "image/png") -> (Data, String) {
         let boundary = "atelier-test-\(UUID().uuidString)"
         var body = Data()
@@ -148,7 +148,7 @@ class APITestCase: DatabaseTestCase {
     }
 
     /// Creates a job with a JSON body; returns its id.
-    func createJob(kind: String, options: [String: Any] = [:], token: String?? = .none,
+    package func createJob(kind: String, options: [String: Any] = [:], token: String?? = .none,
                    headers: [(String, String)] = []) async throws -> String {
         let body = try JSONSerialization.data(withJSONObject: ["kind": kind, "options": options])
         let reply = try await request(.POST, "/v1/jobs", token: token, headers: headers, body: body, contentType: "application/json")
@@ -157,7 +157,7 @@ class APITestCase: DatabaseTestCase {
     }
 
     /// Polls `GET /v1/jobs/{id}` until its status is not pending.
-    func waitForCompletion(_ id: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
+    package func waitForCompletion(_ id: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
         var last: [String: Any] = [:]
         try await db.eventually("job \(id) finishes", timeout: timeout) {
             last = try await request(.GET, "/v1/jobs/\(id)").json()
@@ -166,7 +166,7 @@ class APITestCase: DatabaseTestCase {
         return last
     }
 
-    func assertError(_ reply: Reply, status: Int, name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    package func assertError(_ reply: Reply, status: Int, name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertEqual(reply.status, status, reply.text, file: file, line: line)
         let body = try reply.json()
         XCTAssertEqual(body["error"] as? String, name, reply.text, file: file, line: line)
@@ -175,8 +175,8 @@ class APITestCase: DatabaseTestCase {
     }
 }
 
-final class PortBox: Sendable {
+package final class PortBox: Sendable {
     private let storage = Mutex(0)
-    var value: Int { storage.withLock { $0 } }
-    func set(_ port: Int) { storage.withLock { $0 = port } }
+    package var value: Int { storage.withLock { $0 } }
+    package func set(_ port: Int) { storage.withLock { $0 = port } }
 }

@@ -4,12 +4,12 @@ import NIOCore
 import XCTest
 
 /// One Server-Sent Event as a client sees it.
-struct ServerSentEvent: Equatable {
-    var id: String?
-    var name: String?
-    var data: String
+package struct ServerSentEvent: Equatable {
+    package var id: String?
+    package var name: String?
+    package var data: String
 
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(data.utf8))
     }
 }
@@ -17,7 +17,7 @@ struct ServerSentEvent: Equatable {
 extension APITestCase {
     /// Reads a whole event stream (the server ends it after the job's last event) and parses
     /// its events and comments the way an EventSource does.
-    func readEventStream(_ path: String, lastEventID: String? = nil, token: String?? = .none,
+    package func readEventStream(_ path: String, lastEventID: String? = nil, token: String?? = .none,
                          file: StaticString = #filePath, line: UInt = #line) async throws -> (events: [ServerSentEvent], comments: [String]) {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : baseURL + path)
         let credential: String? = switch token {
@@ -35,7 +35,7 @@ extension APITestCase {
         return Self.parseEventStream(text)
     }
 
-    static func parseEventStream(_ text: String) -> (events: [ServerSentEvent], comments: [String]) {
+    package static func parseEventStream(_ text: String) -> (events: [ServerSentEvent], comments: [String]) {
         var events: [ServerSentEvent] = []
         var comments: [String] = []
         for block in text.components(separatedBy: "\n\n") where !block.isEmpty {

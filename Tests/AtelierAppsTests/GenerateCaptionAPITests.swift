@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierImaging
 import AtelierQueue
 import AtelierTestSupport

@@ -5,10 +5,10 @@ import Glibc
 
 /// A plain TCP connection to the test server, for what an HTTP client library will not do:
 /// send half a request, wait between the head and the body, read the interim `100 Continue`.
-final class RawHTTPConnection {
+package final class RawHTTPConnection {
     private let fd: Int32
 
-    init(port: Int, readTimeout seconds: Int = 20) throws {
+    package init(port: Int, readTimeout seconds: Int = 20) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
@@ -25,9 +25,9 @@ final class RawHTTPConnection {
 
     deinit { close(fd) }
 
-    func send(_ text: String) { send(Data(text.utf8)) }
+    package func send(_ text: String) { send(Data(text.utf8)) }
 
-    func send(_ data: Data) {
+    package func send(_ data: Data) {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -39,7 +39,7 @@ final class RawHTTPConnection {
     }
 
     /// Reads until `marker` has arrived, the peer closes, or the read timeout passes.
-    func read(until marker: String) -> String {
+    package func read(until marker: String) -> String {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !String(decoding: received, as: UTF8.self).contains(marker) {
@@ -51,7 +51,7 @@ final class RawHTTPConnection {
     }
 
     /// True when the server closes the connection before the read timeout.
-    func waitForClose() -> Bool {
+    package func waitForClose() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)

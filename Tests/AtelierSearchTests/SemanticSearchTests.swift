@@ -12,7 +12,15 @@ import XCTest
 final class SemanticSearchTests: DatabaseTestCase {
     var store: VectorStore { VectorStore(client: queue.client, logger: Logger(label: "test")) }
 
-    func encoder() throws -> MiniLMEncoder { try MiniLMReferenceTests.encoder.get() }
+    /// The model from ATELIER_MODEL_DIR (./ops/test installs it and sets it), loaded once.
+    static let model: Result<MiniLMEncoder, Error> = {
+        guard let directory = ProcessInfo.processInfo.environment["ATELIER_MODEL_DIR"] else {
+            return .failure(EmbeddingError.missingFile("ATELIER_MODEL_DIR is not set: run the tests with ./ops/test, which installs the model"))
+        }
+        return Result { try MiniLMEncoder(modelDirectory: URL(fileURLWithPath: directory)) }
+    }()
+
+    func encoder() throws -> MiniLMEncoder { try Self.model.get() }
 
     static let corpus = [
         ("sunset", "A red sunset over the sea, the sky glowing orange above calm water."),

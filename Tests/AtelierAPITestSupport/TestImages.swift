@@ -2,9 +2,9 @@ import Foundation
 
 /// Real image files made by the tests: a PNG encoder small enough to read (stored deflate
 /// blocks, real CRCs and Adler-32), and a baseline JPEG header good enough for format sniffing.
-enum TestImages {
+package enum TestImages {
     /// A `width`×`height` RGB PNG with a gradient, a valid file any decoder opens.
-    static func png(width: Int = 32, height: Int = 24) -> Data {
+    package static func png(width: Int = 32, height: Int = 24) -> Data {
         var raw = [UInt8]()
         for y in 0..<height {
             raw.append(0)
@@ -31,7 +31,7 @@ enum TestImages {
 
     /// A PNG whose header claims `width`×`height` over a few bytes of (invalid) data: a
     /// decompression bomb's calling card. Costs nothing to make, must cost nothing to refuse.
-    static func pngHeader(width: Int, height: Int) -> Data {
+    package static func pngHeader(width: Int, height: Int) -> Data {
         var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         file += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0])
         file += chunk("IDAT", [0x78, 0x01, 0x00, 0x00])

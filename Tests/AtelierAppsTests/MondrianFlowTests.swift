@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierEmbeddings
 import AtelierImaging
 import AtelierQueue
@@ -33,10 +34,10 @@ class MondrianFlowTestCase: APITestCase {
         let current_advisor: Int?; let total_advisors: Int?; let step_phase: String?; let error: String?
     }
 
-    override var embeddingModel: MiniLMEncoder? { SearchAPITests.model }
+    override var embeddingModel: MiniLMEncoder? { TestModel.encoder }
 
     override func setUp() async throws {
-        guard SearchAPITests.model != nil else {
+        guard TestModel.encoder != nil else {
             throw XCTSkip("ATELIER_MODEL_DIR is not set: run the tests with ./ops/test, which installs the model")
         }
         try await super.setUp()

@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierEmbeddings
 import AtelierImaging
 import Foundation
@@ -12,10 +13,10 @@ final class MondrianSearchAPITests: APITestCase {
     struct SearchResponse: Decodable { let query: String; let results: [SearchResult]; let total: Int }
     struct SearchResult: Decodable { let id: String; let job_id: String; let image_path: String; let caption: String; let similarity: Double }
 
-    override var embeddingModel: MiniLMEncoder? { SearchAPITests.model }
+    override var embeddingModel: MiniLMEncoder? { TestModel.encoder }
 
     override func setUp() async throws {
-        guard SearchAPITests.model != nil else {
+        guard TestModel.encoder != nil else {
             throw XCTSkip("ATELIER_MODEL_DIR is not set: run the tests with ./ops/test, which installs the model")
         }
         try await super.setUp()
