@@ -4,7 +4,7 @@ import XCTest
 
 /// The analysis contract: the `advisor` choice becomes the advisors the job runs (so a retry
 /// reviews with the same ones), `source_name` rides along, and the result and progress JSON.
-final class AnalysisJobTests: XCTestCase {
+final class AnalysisJobContractTests: XCTestCase {
     let contract = AnalysisJob(roster: ["ansel_adams", "edward_weston", "piet_mondrian"])
 
     func payload(_ json: String) throws -> AnalysisJob.Payload {
