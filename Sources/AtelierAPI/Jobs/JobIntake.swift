@@ -91,7 +91,7 @@ package struct JobIntake: Sendable {
     /// `/index`) with its kind's settings; `priority` overrides the kind's. 503 when this server
     /// does not accept the kind.
     package func enqueue<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload, owner: String, requestID: String,
-                                        priority: Int? = nil, parentID: UUID? = nil) async throws -> UUID {
+                                                priority: Int? = nil, parentID: UUID? = nil) async throws -> UUID {
         let kind = try served(contract)
         return try await queue.enqueue(NewJob(
             kind: kind.name, payload: try ContractJSON.text(payload), queue: kind.queue, priority: priority ?? kind.priority,

@@ -28,7 +28,7 @@ public final class APIServer: Sendable {
     let cache: JobViewCache
     package let hub: EventHub
     let kinds: JobKindCatalog
-    package let logger: Logger
+    let logger: Logger
     /// The embedding model for search and indexing (nil: search answers 503 naming ATELIER_MODEL_DIR).
     package let encoder: MiniLMEncoder?
     /// The one way jobs are made (``JobIntake``), for every route that makes them.
