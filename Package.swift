@@ -6,14 +6,18 @@ import PackageDescription
 // The target graph (our targets only; each arrow is a declared dependency, and ./ops/check-imports
 // checks that every import is declared and every declared dependency imported):
 //
-//   atelier (the executable) → AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
+//   atelier (the executable) → AtelierApps, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
 //                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
-//   AtelierAPI        → AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
-//                       AtelierEmbeddings, AtelierVision
-//   AtelierHandlers   → AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
+//   AtelierApps       → AtelierAPI, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
+//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
+//                       AtelierEmbeddings, AtelierVision (the core /v1 API)
+//   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
-//   AtelierWorker     → AtelierQueue, AtelierDatabase, AtelierStorage
+//   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierDatabase, AtelierStorage
+//   AtelierJobs       → AtelierImaging (each kind's payload, result and checks; styles and warps
+//                       are AtelierImaging's vocabulary; advisors are known by id only)
 //   AtelierVision     → AtelierImaging
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
@@ -21,9 +25,11 @@ import PackageDescription
 //   AtelierDatabase   → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
 //   AtelierSearch, AtelierStorage: none of ours
 //
-// Tests: a test target per target under test — AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests,
-// AtelierCLITests (the `atelier` binary), AtelierImagingTests, AtelierVisionTests, AtelierEmbeddingsTests,
-// AtelierAPITests; AtelierTestSupport → AtelierQueue, AtelierDatabase. Each declares what it imports.
+// Tests mirror the targets (AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests, AtelierJobsTests,
+// AtelierHandlersTests, AtelierAPITests, AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests,
+// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierCLITests for the `atelier` binary);
+// AtelierTestSupport → AtelierQueue, AtelierDatabase (a database per test, the binary as a process);
+// AtelierAPITestSupport → the server with every route and a worker; each test target declares what it imports.
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
@@ -128,10 +134,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The job kinds' contracts: one file per kind with its Payload, Result and checks, shared by
+        // the API (which checks and enqueues) and the handlers (which decode and run).
+        .target(
+            name: "AtelierJobs",
+            dependencies: ["AtelierImaging"]
+        ),
         // Worker processes: handler protocol, claim loop, heartbeats, drain, supervisor.
         .target(
             name: "AtelierWorker",
             dependencies: [
+                "AtelierJobs",
                 "AtelierQueue",
                 "AtelierDatabase",
                 "AtelierStorage",
@@ -145,6 +158,7 @@ let package = Package(
         .target(
             name: "AtelierHandlers",
             dependencies: [
+                "AtelierJobs",
                 "AtelierWorker",
                 "AtelierImaging",
                 "AtelierStorage",
@@ -155,10 +169,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The HTTP front: jobs API, SSE, result downloads, tokens, health, metrics, OpenAPI.
+        // The core HTTP API: jobs, SSE, result downloads, search, documents, tokens, health, metrics,
+        // OpenAPI; other targets add routes to it (APIApp).
         .target(
             name: "AtelierAPI",
             dependencies: [
+                "AtelierJobs",
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierImaging",
@@ -168,6 +184,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -175,6 +192,25 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The apps' facades on the core API: the caption app's /api/generateCaption and Mondrian's
+        // routes at the root (docs/contracts.md §1, §2), registered by the executable.
+        .target(
+            name: "AtelierApps",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierJobs",
+                "AtelierQueue",
+                "AtelierStorage",
+                "AtelierImaging",
+                "AtelierVision",
+                "AtelierSearch",
+                "AtelierEmbeddings",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
@@ -185,6 +221,7 @@ let package = Package(
                 "AtelierDatabase",
                 "AtelierWorker",
                 "AtelierAPI",
+                "AtelierApps",
                 "AtelierHandlers",
                 "AtelierSearch",
                 "AtelierStorage",
@@ -243,6 +280,10 @@ let package = Package(
             dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierTestSupport"]
         ),
         .testTarget(
+            name: "AtelierJobsTests",
+            dependencies: ["AtelierJobs", "AtelierImaging"]
+        ),
+        .testTarget(
             name: "AtelierImagingTests",
             dependencies: ["AtelierImaging"],
             exclude: ["Fixtures"]
@@ -253,27 +294,57 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierEmbeddingsTests",
+            dependencies: ["AtelierEmbeddings"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "AtelierSearchTests",
             dependencies: [
-                "AtelierEmbeddings",
                 "AtelierSearch",
+                "AtelierEmbeddings",
                 "AtelierQueue",
                 "AtelierTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "AtelierStorageTests",
+            dependencies: ["AtelierStorage"]
+        ),
+        // Shared by the HTTP test targets: the real server (core routes and the apps'), an
+        // in-process worker with the real handlers, a real HTTP client, SSE and raw-socket readers.
+        .target(
+            name: "AtelierAPITestSupport",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierApps",
+                "AtelierHandlers",
+                "AtelierWorker",
+                "AtelierQueue",
+                "AtelierStorage",
+                "AtelierEmbeddings",
+                "AtelierVision",
+                "AtelierTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["Fixtures"]
+            path: "Tests/AtelierAPITestSupport"
         ),
         .testTarget(
             name: "AtelierAPITests",
             dependencies: [
                 "AtelierAPI",
+                "AtelierAPITestSupport",
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierWorker",
                 "AtelierTestSupport",
-                "AtelierHandlers",
                 "AtelierImaging",
                 "AtelierEmbeddings",
-                "AtelierVision",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -281,7 +352,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "AtelierAppsTests",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierAPITestSupport",
+                "AtelierQueue",
+                "AtelierTestSupport",
+                "AtelierImaging",
+                "AtelierEmbeddings",
+                "AtelierVision",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "AtelierHandlersTests",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierAPITestSupport",
+                "AtelierTestSupport",
+                "AtelierImaging",
+                "AtelierVision",
             ]
         ),
     ]

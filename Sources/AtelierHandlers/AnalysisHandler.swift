@@ -1,4 +1,5 @@
 import AtelierImaging
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import AtelierVision
@@ -24,38 +25,8 @@ public struct AnalysisHandler: JobHandler {
 
     public var timeout: Duration? { .seconds(180) }
 
-    struct Payload: Decodable {
-        struct Input: Decodable { var blob: String; var content_type: String? }
-        var input: Input
-        var advisors: [String]?
-    }
-
-    struct AdvisorResult: Encodable {
-        var id: String
-        var name: String
-        var grade: String
-        var overall: Double
-        var scores: [String: Int]
-        var prose_by: String
-    }
-
-    struct Result: Encodable {
-        var result_blob: String
-        var content_type = "text/html; charset=utf-8"
-        var grade: String
-        var overall: Double
-        var caption: String
-        var advisors: [AdvisorResult]
-    }
-
-    struct Step: Encodable {
-        var current_advisor: Int
-        var total_advisors: Int
-        var step_phase: String
-    }
-
     public func run(_ context: JobContext) async throws -> JobResult {
-        let payload = try context.payload(as: Payload.self)
+        let payload = try context.payload(as: AnalysisJob.Payload.self)
         let ids = payload.advisors ?? Advisor.all.map(\.id)
         let advisors = try ids.map { id -> Advisor in
             guard let advisor = Advisor.named(id) else { throw JobFailure.permanent("unknown advisor '\(id)'") }
@@ -78,15 +49,14 @@ public struct AnalysisHandler: JobHandler {
         try await context.progress(8, step: "Describing the photo")
         let caption: String
         do {
-            caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.content_type ?? "image/jpeg")).text
+            caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.contentType)).text
         } catch {
             throw ProviderFailure.job(error, provider: provider.name, logger: context.logger)
         }
         var reviews: [AdvisorReview] = []
         for (index, advisor) in advisors.enumerated() {
             try context.checkCancellation()
-            let detail = String(decoding: try JSONEncoder().encode(Step(current_advisor: index + 1, total_advisors: advisors.count,
-                                                                         step_phase: "analyzing")), as: UTF8.self)
+            let detail = try ContractJSON.text(AnalysisJob.Progress(currentAdvisor: index + 1, totalAdvisors: advisors.count, stepPhase: "analyzing"))
             try await context.progress(10 + 75 * index / advisors.count, step: "Conjuring \(advisor.name)", detail: detail)
             var review = AdvisorReview(advisor: advisor, scores: scores)
             do {
@@ -98,18 +68,18 @@ public struct AnalysisHandler: JobHandler {
             reviews.append(review)
         }
         try await context.progress(88, step: "Writing the report",
-                                   detail: String(decoding: try JSONEncoder().encode(Step(current_advisor: advisors.count, total_advisors: advisors.count,
-                                                                                            step_phase: "finalizing")), as: UTF8.self))
+                                   detail: try ContractJSON.text(AnalysisJob.Progress(currentAdvisor: advisors.count, totalAdvisors: advisors.count,
+                                                                                      stepPhase: "finalizing")))
         let report = AnalysisReport(reviews: reviews, reading: reading)
         let html = try report.html(thumbnail: image, caption: caption)
         let resultKey = BlobKey.jobResult(context.job.id, fileExtension: "html")
         _ = try await blobs.put(Data(html.utf8), at: resultKey)
-        return try .encode(Result(
-            result_blob: resultKey.path, grade: report.grade, overall: report.overall, caption: caption,
+        return try .encode(AnalysisJob.Result(
+            resultBlob: resultKey.path, grade: report.grade, overall: report.overall, caption: caption,
             advisors: reviews.map { review in
-                AdvisorResult(id: review.advisor.id, name: review.advisor.name, grade: review.grade, overall: review.overall,
-                              scores: Dictionary(uniqueKeysWithValues: Dimension.allCases.map { ($0.rawValue, review.scores[$0].rounded) }),
-                              prose_by: review.proseBy)
+                AnalysisJob.AdvisorResult(id: review.advisor.id, name: review.advisor.name, grade: review.grade, overall: review.overall,
+                                          scores: Dictionary(uniqueKeysWithValues: Dimension.allCases.map { ($0.rawValue, review.scores[$0].rounded) }),
+                                          proseBy: review.proseBy)
             }))
     }
 }

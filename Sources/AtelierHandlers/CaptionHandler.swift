@@ -1,4 +1,5 @@
 import AtelierImaging
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import AtelierVision
@@ -26,13 +27,8 @@ public struct CaptionHandler: JobHandler {
 
     public var timeout: Duration? { .seconds(90) }
 
-    struct Payload: Decodable {
-        struct Input: Decodable { var blob: String; var content_type: String? }
-        var input: Input
-    }
-
     public func run(_ context: JobContext) async throws -> JobResult {
-        let payload = try context.payload(as: Payload.self)
+        let payload = try context.payload(as: CaptionJob.Payload.self)
         try await context.progress(10, step: "reading")
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         try await context.progress(30, step: "decoding")
@@ -48,10 +44,13 @@ public struct CaptionHandler: JobHandler {
         try await context.progress(50, step: "describing")
         let caption: Caption
         do {
-            caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.content_type ?? "image/jpeg"))
+            caption = try await provider.caption(VisionInput(image: image, encoded: bytes, mimeType: payload.input.contentType))
         } catch {
             throw ProviderFailure.job(error, provider: provider.name, logger: context.logger)
         }
-        return try .encode(CaptionJobResult(caption, width: image.width, height: image.height))
+        return try .encode(CaptionJob.Result(
+            caption: caption.text, provider: caption.provider, model: caption.model, confidence: caption.confidence,
+            usage: caption.usage.map { CaptionJob.Usage(promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens, totalTokens: $0.total_tokens) },
+            width: image.width, height: image.height))
     }
 }

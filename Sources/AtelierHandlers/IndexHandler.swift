@@ -1,5 +1,6 @@
 import AtelierEmbeddings
 import AtelierImaging
+import AtelierJobs
 import AtelierQueue
 import AtelierSearch
 import AtelierStorage
@@ -24,10 +25,10 @@ public struct IndexHandler: JobHandler {
     }
 
     /// The caption of the job's uploaded image, from the vision provider.
-    func caption(_ input: [String: Any]?, _ context: JobContext) async throws -> String {
-        guard let blob = input?["blob"] as? String else { throw JobFailure.permanent("the image to caption is missing") }
+    func caption(_ input: BlobInput?, _ context: JobContext) async throws -> String {
+        guard let input else { throw JobFailure.permanent("the image to caption is missing") }
         try await context.progress(10, step: "captioning")
-        let bytes = try await JobInput.read(blob, from: blobs)
+        let bytes = try await JobInput.read(input.blob, from: blobs)
         let limits = self.limits
         let image: PixelBuffer = try await context.offload { _ in
             do {
@@ -38,8 +39,7 @@ public struct IndexHandler: JobHandler {
             }
         }
         do {
-            return try await captioner.caption(VisionInput(image: image, encoded: bytes,
-                                                           mimeType: input?["content_type"] as? String ?? "image/jpeg")).text
+            return try await captioner.caption(VisionInput(image: image, encoded: bytes, mimeType: input.contentType)).text
         } catch {
             throw ProviderFailure.job(error, provider: captioner.name, logger: context.logger)
         }
@@ -47,33 +47,16 @@ public struct IndexHandler: JobHandler {
 
     public var timeout: Duration? { .seconds(60) }
 
-    struct Result: Encodable {
-        var id: String
-        /// The job the indexed item belongs to: this one, or the `from_job` whose image it is.
-        var job_id: String
-        var collection: String
-        var source_key: String
-        var source_kind: String
-        var text: String
-        var caption: String?
-        /// Where an image's caption came from: `request`, `job` (the `from_job`'s result) or `provider`.
-        var caption_from: String?
-        var image_path: String?
-        var embedding_dim: Int
-    }
-
     /// The uploaded image of the job `from_job` names (one of this owner's), and the caption its
     /// result carries, if any.
-    func sourceImage(of id: UUID, _ context: JobContext) async throws -> (input: [String: Any], caption: String?) {
+    func sourceImage(of id: UUID, _ context: JobContext) async throws -> (input: BlobInput, caption: String?) {
         guard let job = try await context.ownersJob(id) else {
             throw JobFailure.permanent("from_job \(id.uuidString.lowercased()) is not one of your jobs (or was purged)")
         }
-        guard let payload = try? JSONSerialization.jsonObject(with: Data(job.payload.utf8)) as? [String: Any],
-              let input = payload["input"] as? [String: Any], input["blob"] is String else {
+        guard let input = BlobInput.of(payload: job.payload) else {
             throw JobFailure.permanent("job \(id.uuidString.lowercased()) has no uploaded image to index")
         }
-        let result = job.result.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let caption = (result?["caption"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let caption = ResultFields.of(result: job.result)?.caption?.trimmingCharacters(in: .whitespacesAndNewlines)
         return (input, caption?.isEmpty == false ? caption : nil)
     }
 
@@ -82,7 +65,7 @@ public struct IndexHandler: JobHandler {
     func indexDocument(_ id: UUID, _ context: JobContext) async throws -> JobResult {
         let documents = DocumentStore(client: context.database, logger: context.logger)
         guard let document = try await documents.find(id: id, owner: context.job.owner) else {
-            return try .encode(["document_id": id.uuidString.lowercased(), "skipped": "the document no longer exists"])
+            return try .encode(IndexJob.Skipped(documentID: id.lowercased, skipped: "the document no longer exists"))
         }
         try await context.progress(20, step: "embedding")
         let text = document.text
@@ -94,23 +77,17 @@ public struct IndexHandler: JobHandler {
         guard let row = try await store.upsert(NewIndexedItem(
             owner: context.job.owner, collection: document.collection, sourceKind: "text", sourceKey: document.sourceKey,
             jobID: context.job.id, text: text, metadata: metadata, embedding: vector), onlyIfDocument: id) else {
-            return try .encode(["document_id": id.uuidString.lowercased(), "skipped": "the document was deleted meanwhile"])
+            return try .encode(IndexJob.Skipped(documentID: id.lowercased, skipped: "the document was deleted meanwhile"))
         }
-        return try .encode(Result(id: row.lowercased, job_id: context.job.id.lowercased, collection: document.collection, source_key: document.sourceKey, source_kind: "text",
-                                  text: text, caption: nil, caption_from: nil, image_path: nil, embedding_dim: vector.count))
+        return try .encode(IndexJob.Result(id: row.lowercased, jobID: context.job.id.lowercased, collection: document.collection,
+                                           sourceKey: document.sourceKey, sourceKind: "text", text: text, caption: nil, captionFrom: nil,
+                                           imagePath: nil, embeddingDim: vector.count))
     }
 
     public func run(_ context: JobContext) async throws -> JobResult {
-        guard let options = try? JSONSerialization.jsonObject(with: Data(context.job.payload.utf8)) as? [String: Any] else {
-            throw JobFailure.permanent("the index job's payload is not a JSON object")
-        }
-        var input = options["input"] as? [String: Any]
-        var request: IndexRequest
-        do {
-            request = try IndexRequest.parse(options.filter { $0.key != "input" }, hasImage: input != nil)
-        } catch {
-            throw JobFailure.permanent(error.message)
-        }
+        let payload = try context.payload(as: IndexJob.Payload.self)
+        var input = payload.input
+        var request = try payload.request()
         if let documentID = request.documentID { return try await indexDocument(documentID, context) }
         var owningJob = context.job.id
         var captionFrom = request.isImage && !request.text.isEmpty ? "request" : nil
@@ -125,17 +102,17 @@ public struct IndexHandler: JobHandler {
         let vector = try await context.offload { _ in encoder.embed(text) }
         try context.checkCancellation()
         try await context.progress(70, step: "storing")
-        let imagePath = request.imagePath ?? (input?["blob"] as? String).map { "source/" + ($0.split(separator: "/").last.map(String.init) ?? $0) }
+        let imagePath = request.imagePath ?? input.map { "source/" + ($0.blob.split(separator: "/").last.map(String.init) ?? $0.blob) }
         let sourceKey = request.sourceKey ?? (request.isImage ? "job:\(owningJob):\(imagePath ?? "image")" : "job:\(owningJob)")
         let store = VectorStore(client: context.database, logger: context.logger)
         let id = try await store.upsert(NewIndexedItem(
             owner: context.job.owner, collection: request.collection, sourceKind: request.isImage ? "image" : "text",
             sourceKey: sourceKey, jobID: owningJob, imagePath: request.isImage ? imagePath : nil, text: request.text,
             metadata: request.metadata, embedding: vector))
-        return try .encode(Result(id: id.lowercased, job_id: owningJob.lowercased, collection: request.collection, source_key: sourceKey,
-                                  source_kind: request.isImage ? "image" : "text", text: request.text,
-                                  caption: request.isImage ? request.text : nil, caption_from: captionFrom,
-                                  image_path: request.isImage ? imagePath : nil, embedding_dim: vector.count))
+        return try .encode(IndexJob.Result(id: id.lowercased, jobID: owningJob.lowercased, collection: request.collection, sourceKey: sourceKey,
+                                           sourceKind: request.isImage ? "image" : "text", text: request.text,
+                                           caption: request.isImage ? request.text : nil, captionFrom: captionFrom,
+                                           imagePath: request.isImage ? imagePath : nil, embeddingDim: vector.count))
     }
 }
 

@@ -1,4 +1,5 @@
 import AtelierImaging
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import AtelierWorker
@@ -24,54 +25,10 @@ public struct StylizeHandler: JobHandler {
 
     public var timeout: Duration? { .seconds(120) }
 
-    struct Payload: Decodable {
-        struct Input: Decodable { var blob: String }
-        var input: Input
-        var style_id: String
-        var params: [String: Double]?
-        var output: String?
-    }
-
-    /// The `warp` list, read apart from the Decodable payload (it is checked by the same
-    /// parser the API uses, which names the bad field).
-    private func distortions(_ context: JobContext) throws -> [Distortion] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(context.job.payload.utf8)) as? [String: Any],
-              let warp = object["warp"], !(warp is NSNull) else { return [] }
-        do {
-            return try Distortion.list(fromJSON: warp)
-        } catch {
-            throw JobFailure.permanent(error.message)
-        }
-    }
-
-    struct Result: Encodable {
-        var result_blob: String
-        var style_id: String
-        var width: Int
-        var height: Int
-        var content_type: String
-        var bytes: Int
-    }
-
     public func run(_ context: JobContext) async throws -> JobResult {
-        let payload = try context.payload(as: Payload.self)
-        guard let style = StyleID(rawValue: payload.style_id), style.isAvailable else {
-            throw JobFailure.permanent("style '\(payload.style_id)' is not available")
-        }
-        var parameters = StyleParameters()
-        for (name, value) in payload.params ?? [:] {
-            guard (0...1).contains(value) else { throw JobFailure.permanent("params.\(name) must be within 0…1") }
-            switch name {
-            case "intensity": parameters.intensity = value
-            case "eyes": parameters.eyes = value
-            case "nose": parameters.nose = value
-            case "mouth": parameters.mouth = value
-            case "jaw": parameters.jaw = value
-            default: break
-            }
-        }
-        let warps = try distortions(context)
-        let png = payload.output == "png"
+        let payload = try context.payload(as: StylizeJob.Payload.self)
+        let plan = try payload.plan()
+        let (style, warps, png) = (plan.style, plan.distortions, plan.output == .png)
 
         try await context.progress(5, step: "reading")
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
@@ -95,7 +52,7 @@ public struct StylizeHandler: JobHandler {
             try context.checkCancellation()
         }
         try await context.progress(40, step: "stylizing")
-        let chosen = parameters
+        let chosen = plan.parameters
         let warped = image
         let styled = try await context.offload { _ in Stylizer.render(warped, style: style, parameters: chosen) }
         try context.checkCancellation()
@@ -105,7 +62,7 @@ public struct StylizeHandler: JobHandler {
         }
         let key = BlobKey.jobResult(context.job.id, fileExtension: png ? "png" : "jpg")
         let info = try await blobs.put(Data(encoded), at: key)
-        return try .encode(Result(result_blob: key.path, style_id: style.rawValue, width: styled.width, height: styled.height,
-                                  content_type: info.contentType, bytes: info.size))
+        return try .encode(StylizeJob.Result(resultBlob: key.path, styleID: style.rawValue, width: styled.width, height: styled.height,
+                                             contentType: info.contentType, bytes: info.size))
     }
 }

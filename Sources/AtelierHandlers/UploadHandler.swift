@@ -1,4 +1,5 @@
 import AtelierImaging
+import AtelierJobs
 import AtelierStorage
 import AtelierWorker
 import Foundation
@@ -16,20 +17,8 @@ public struct UploadHandler: JobHandler {
         (self.blobs, self.limits) = (blobs, limits)
     }
 
-    struct Payload: Decodable {
-        struct Input: Decodable { var blob: String }
-        var input: Input
-    }
-
-    struct Result: Encodable {
-        var format: String
-        var width: Int
-        var height: Int
-        var bytes: Int
-    }
-
     public func run(_ context: JobContext) async throws -> JobResult {
-        let payload = try context.payload(as: Payload.self)
+        let payload = try context.payload(as: UploadJob.Payload.self)
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         let info: ImageInfo
         do {
@@ -37,6 +26,6 @@ public struct UploadHandler: JobHandler {
         } catch {
             throw JobFailure.permanent("the stored image is not readable: \(error.message)")
         }
-        return try .encode(Result(format: info.format.rawValue, width: info.width, height: info.height, bytes: bytes.count))
+        return try .encode(UploadJob.Result(format: info.format.rawValue, width: info.width, height: info.height, bytes: bytes.count))
     }
 }

@@ -74,21 +74,3 @@ public enum VisionError: Error, Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 }
-
-/// What a `caption` job returns — written by the worker's handler, read by the caption route.
-public struct CaptionJobResult: Sendable, Codable, Equatable {
-    public var caption: String
-    public var provider: String
-    public var model: String
-    public var confidence: String
-    public var usage: TokenUsage?
-    /// Size of the pixels the provider measured.
-    public var width: Int
-    public var height: Int
-
-    public init(_ caption: Caption, width: Int, height: Int) {
-        (self.caption, self.provider, self.model, self.confidence, self.usage) =
-            (caption.text, caption.provider, caption.model, caption.confidence, caption.usage)
-        (self.width, self.height) = (width, height)
-    }
-}

@@ -1,6 +1,7 @@
-import AtelierTestSupport
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierQueue
+import AtelierTestSupport
 import Foundation
 import XCTest
 

@@ -1,3 +1,4 @@
+import AtelierAPITestSupport
 import AtelierImaging
 import Foundation
 import XCTest

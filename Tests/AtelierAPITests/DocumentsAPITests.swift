@@ -1,7 +1,8 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierEmbeddings
-import NIOHTTP1
 import Foundation
+import NIOHTTP1
 import XCTest
 
 /// Knowledge points (docs/contracts.md §5) over HTTP with the real model: create → indexed by a job →

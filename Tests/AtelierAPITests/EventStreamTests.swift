@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import AtelierAPI
+import AtelierAPITestSupport
 import Foundation
 import NIOCore
 import XCTest
@@ -55,14 +57,5 @@ final class EventStreamKeepAliveTests: APITestCase {
         for try await chunk in response.body { text += String(buffer: chunk) }
         XCTAssertTrue(text.contains(": keep-alive\n\n"), text)
         XCTAssertTrue(text.hasSuffix("event: succeeded\ndata: {\"attempt\": 1}\n\n"), text)
-    }
-}
-
-import AtelierAPI
-import AtelierQueue
-
-enum AtelierAPITestTokens {
-    static func make(_ queue: JobQueue, name: String, owner: String? = nil) async throws -> String {
-        try await AppTokens(queue: queue).create(name: name, owner: owner).secret
     }
 }

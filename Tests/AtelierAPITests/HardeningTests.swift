@@ -1,5 +1,6 @@
-@testable import AtelierAPI
 import AsyncHTTPClient
+@testable import AtelierAPI
+import AtelierAPITestSupport
 import AtelierQueue
 import AtelierTestSupport
 import Foundation
@@ -286,28 +287,5 @@ final class EdgeInputTests: APITestCase {
         let reply = try await request(.GET, "/v1/jobs/\(id)/events?last_event_id=9223372036854775808",
                                       headers: [("Last-Event-ID", "")])
         try assertError(reply, status: 400, name: "ValidationError")
-    }
-
-    func testIndexingAJobThatIsNotAnUploadIs404() async throws {
-        let id = try await createJob(kind: "noop")
-        let body = try JSONSerialization.data(withJSONObject: ["job_id": id, "image_path": "source/0"])
-        try assertError(try await request(.POST, "/index", body: body, contentType: "application/json"), status: 404,
-                        name: "NotFoundError")
-    }
-}
-
-/// A caption job leaves its image in place for a rerun: a worker killed between the caption and
-/// the record of its success used to find the image gone ("the input image is gone").
-final class CaptionInputTests: APITestCase {
-    func testTheCaptionHandlerKeepsItsInputForARerun() async throws {
-        let (form, type) = multipart([("kind", "caption")], image: TestImages.png(width: 64, height: 48))
-        let created = try await request(.POST, "/v1/jobs", body: form, contentType: type)
-        XCTAssertEqual(created.status, 200, created.text)
-        let id = try XCTUnwrap(try created.json()["id"] as? String)
-        let job = try await waitForCompletion(id)
-        XCTAssertEqual(job["status"] as? String, "succeeded", "\(job)")
-        let folder = blobRoot.appendingPathComponent("blobs/jobs/\(id)")
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        XCTAssertTrue(files.contains { $0.hasPrefix("input") }, "the input is still there after success: \(files)")
     }
 }

@@ -1,8 +1,9 @@
 import AsyncHTTPClient
-import AtelierWorker
-import Logging
+import AtelierAPITestSupport
 import AtelierQueue
+import AtelierWorker
 import Foundation
+import Logging
 import XCTest
 
 /// Create → poll → result, over real HTTP against the real database and an in-process worker.

@@ -1,6 +1,7 @@
-import AtelierTestSupport
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierStorage
+import AtelierTestSupport
 import Foundation
 import XCTest
 

@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierEmbeddings
 import AtelierImaging
 import AtelierQueue
@@ -8,10 +9,7 @@ import XCTest
 /// The `index` job and `POST /v1/search` over HTTP with the real model: texts and captioned
 /// images indexed by jobs, found by meaning, per owner; bad requests named.
 final class SearchAPITests: APITestCase {
-    static let model: MiniLMEncoder? = {
-        guard let directory = ProcessInfo.processInfo.environment["ATELIER_MODEL_DIR"] else { return nil }
-        return try? MiniLMEncoder(modelDirectory: URL(fileURLWithPath: directory))
-    }()
+    static var model: MiniLMEncoder? { TestModel.encoder }
 
     override var embeddingModel: MiniLMEncoder? { Self.model }
 

@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import Foundation
 import Hummingbird
 import NIOHTTP1

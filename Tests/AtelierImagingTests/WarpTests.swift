@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Bump and pinch distortions (Core Image's parameters): what they do inside the circle,
-/// nothing outside it, identity at scale 0, and the `warp` field's checks.
+/// nothing outside it, identity at scale 0 (the `warp` option's checks are the stylize contract's: AtelierJobsTests).
 final class WarpTests: XCTestCase {
     /// A white 200 × 200 image with a black disc of `radius` at (100, 100).
     func disc(radius: Double) -> PixelBuffer {
@@ -59,30 +59,6 @@ final class WarpTests: XCTestCase {
                 Distortion(.pinch, x: center.0, y: center.1, radius: 80, scale: 2),
             ])
             XCTAssertEqual([warped.width, warped.height], [64, 48])
-        }
-    }
-
-    func testWarpFieldIsCheckedNamingTheBadPart() throws {
-        func parse(_ json: String) throws(DistortionListError) -> [Distortion] {
-            try Distortion.list(fromJSON: try! JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed))
-        }
-        let good = try parse(#"[{"type": "bump", "x": 10, "y": 20, "radius": 30, "scale": -0.4}, {"type": "pinch", "x": 1, "y": 2, "radius": 5, "scale": 1.5}]"#)
-        XCTAssertEqual(good, [Distortion(.bump, x: 10, y: 20, radius: 30, scale: -0.4), Distortion(.pinch, x: 1, y: 2, radius: 5, scale: 1.5)])
-        let cases: [(String, String)] = [
-            (#"{"type": "bump"}"#, "warp"),
-            (#"[1]"#, "warp[0]"),
-            (#"[{"type": "swirl", "x": 1, "y": 1, "radius": 5, "scale": 0.5}]"#, "warp[0].type"),
-            (#"[{"type": "bump", "x": 1, "y": 1, "radius": 5, "scale": 1.5}]"#, "warp[0].scale"),
-            (#"[{"type": "pinch", "x": 1, "y": 1, "radius": 5, "scale": -0.5}]"#, "warp[0].scale"),
-            (#"[{"type": "bump", "x": 1, "y": 1, "radius": 0, "scale": 0.5}]"#, "warp[0].radius"),
-            (#"[{"type": "bump", "x": "left", "y": 1, "radius": 5, "scale": 0.5}]"#, "warp[0].x"),
-            (#"[{"type": "bump", "x": 1, "radius": 5, "scale": 0.5}]"#, "warp[0].y"),
-            ("[" + Array(repeating: #"{"type": "bump", "x": 1, "y": 1, "radius": 5, "scale": 0.5}"#, count: 33).joined(separator: ",") + "]", "warp"),
-        ]
-        for (json, field) in cases {
-            XCTAssertThrowsError(try parse(json), json) { error in
-                XCTAssertEqual((error as? DistortionListError)?.field, field, json)
-            }
         }
     }
 }

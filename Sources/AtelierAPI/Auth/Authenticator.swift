@@ -114,7 +114,7 @@ public final class Authenticator: Sendable {
     }
 
     /// The credential in `X-App-Token` or `Authorization: Bearer …`, if any.
-    static func credential(xAppToken: String?, authorization: String?) -> String? {
+    package static func credential(xAppToken: String?, authorization: String?) -> String? {
         if let header = xAppToken {
             let token = HeaderText.trimmed(header)
             if !token.isEmpty { return token.count == header.count ? header : String(token) }

@@ -1,5 +1,4 @@
-import AtelierEmbeddings
-import AtelierQueue
+import AtelierJobs
 import AtelierSearch
 import Foundation
 import Hummingbird
@@ -9,10 +8,9 @@ import Hummingbird
 /// embeds the document's current text; `POST /v1/documents/search` finds them by meaning with
 /// the knowledge-point defaults (top 3, similarity ≥ 0.6).
 struct DocumentsController: Sendable {
-    let queue: JobQueue
+    let intake: JobIntake
     let documents: DocumentStore
-    let vectors: VectorStore
-    let encoder: MiniLMEncoder?
+    let searchService: SearchService
 
     static let maxQuestion = 4000, maxAnswer = 8000
 
@@ -30,7 +28,7 @@ struct DocumentsController: Sendable {
         var collection: String
         var question: String
         var answer: String
-        var metadata: AnyJSON
+        var metadata: JSONValue
         var indexed: Bool
         var index_job_id: String?
         var created_at: Date
@@ -41,7 +39,7 @@ struct DocumentsController: Sendable {
             collection = document.collection
             question = document.question
             answer = document.answer
-            metadata = AnyJSON(document.metadata)
+            metadata = JSONValue.parseObject(Data(document.metadata.utf8)).map(JSONValue.object) ?? .object([:])
             indexed = document.indexed
             index_job_id = indexJob?.uuidString.lowercased()
             created_at = document.createdAt
@@ -49,68 +47,49 @@ struct DocumentsController: Sendable {
         }
     }
 
-    /// A JSON text passed through as JSON.
-    struct AnyJSON: Encodable {
-        let text: String
-        init(_ text: String) { self.text = text }
-        func encode(to encoder: Encoder) throws {
-            let value = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-            var container = encoder.singleValueContainer()
-            try container.encode(JSONValue(value))
-        }
-    }
-
-    struct Page: Encodable {
-        var data: [View]
-        var pagination: JobPage.Pagination
-    }
-
-    static func body(_ request: Request) async throws -> [String: Any] {
-        let buffer = try await request.body.collect(upTo: 64 * 1024)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
-            throw APIError.validation("the body must be a JSON object like {\"question\": \"…\", \"answer\": \"…\"}")
-        }
-        return object
+    static func body(_ request: Request) async throws -> JSONObject {
+        try await JSONBody.object(request, limit: 64 * 1024,
+                                  refusal: .validation("the body must be a JSON object like {\"question\": \"…\", \"answer\": \"…\"}"))
     }
 
     /// A non-blank string field of at most `max` characters; `stored` ones (question, answer)
     /// may not hold NUL, which PostgreSQL cannot store.
-    static func text(_ object: [String: Any], _ field: String, max: Int, required: Bool, stored: Bool = true) throws -> String? {
-        guard let value = object[field], !(value is NSNull) else {
+    static func text(_ object: JSONObject, _ field: String, max: Int, required: Bool, stored: Bool = true) throws -> String? {
+        guard let value = object[field], !value.isNull else {
             if required { throw APIError.validation("\(field) is required", field: field) }
             return nil
         }
-        guard let text = (value as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.count <= max else {
+        guard let text = value.string?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.count <= max else {
             throw APIError.validation("\(field) must be a non-empty string of at most \(max) characters", field: field)
         }
-        guard !stored || !StorableText.hasNUL(text) else {
+        guard !stored || !text.utf8.contains(0) else {
             throw APIError.validation("\(field) must not contain NUL characters", field: field)
         }
         return text
     }
 
-    static func metadata(_ object: [String: Any]) throws -> String? {
-        if let value = object["metadata"], StorableText.hasNUL(value) {
+    static func metadata(_ object: JSONObject) throws -> String? {
+        if let value = object["metadata"], value.nulPath(at: "metadata") != nil {
             throw APIError.validation("metadata must not contain NUL characters, in keys or values", field: "metadata")
         }
         do {
-            return try IndexRequest.metadataJSON(object["metadata"])
+            return try IndexJob.metadataJSON(object["metadata"])
         } catch {
-            throw APIError.validation(error.message, field: error.field)
+            throw APIError.validation(error)
         }
     }
 
     /// `?collection=`: a collection name (letters, digits, `_ . -`, at most 64), as documents are stored under.
     static func collectionFilter(_ value: Substring?) throws -> String? {
         guard let value else { return nil }
-        guard IndexRequest.isCollectionName(String(value)) else {
+        guard IndexJob.isCollectionName(String(value)) else {
             throw APIError.validation("collection must be 1–64 letters, digits, '_', '.' or '-'", field: "collection")
         }
         return String(value)
     }
 
-    static func checkFields(_ object: [String: Any], allowed: Set<String>) throws {
-        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+    static func checkFields(_ object: JSONObject, allowed: Set<String>) throws {
+        if let unknown = JSONBody.unknownField(in: object, allowed: allowed) {
             throw APIError.validation("unknown field \(unknown.prefix(40)); fields are \(allowed.sorted().joined(separator: ", "))",
                                       field: String(unknown.prefix(64)))
         }
@@ -124,8 +103,7 @@ struct DocumentsController: Sendable {
     }
 
     func enqueueIndex(_ id: UUID, owner: String, requestID: String) async throws -> UUID {
-        let payload = "{\"document_id\": \"\(id.uuidString.lowercased())\"}"
-        return try await queue.enqueue(NewJob(kind: "index", payload: payload, owner: owner, requestID: requestID)).id
+        try await intake.enqueue(IndexJob.self, .document(id), owner: owner, requestID: requestID)
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -135,7 +113,7 @@ struct DocumentsController: Sendable {
         let question = try Self.text(object, "question", max: Self.maxQuestion, required: true)!
         let answer = try Self.text(object, "answer", max: Self.maxAnswer, required: true)!
         let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
-        guard IndexRequest.isCollectionName(collection) else {
+        guard IndexJob.isCollectionName(collection) else {
             throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
         }
         let document = try await documents.create(owner: principal.owner, collection: collection, question: question,
@@ -147,20 +125,16 @@ struct DocumentsController: Sendable {
             _ = try? await documents.delete(id: document.id, owner: principal.owner)
             throw error
         }
-        return try JobsController.json(View(document, indexJob: job), status: .created)
+        return try JSONResponse.encode(View(document, indexJob: job), status: .created)
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let query = request.uri.queryParameters
-        let page = try JobsController.integer(query["page"].map(String.init), name: "page", default: 1, range: 1...1_000_000)
-        let limit = try JobsController.integer(query["limit"].map(String.init), name: "limit", default: 20, range: 1...100)
+        let page = try PageRequest(query)
         let (found, total) = try await documents.list(owner: principal.owner, collection: try Self.collectionFilter(query["collection"]),
-                                                      limit: limit, offset: (page - 1) * limit)
-        let pages = total == 0 ? 0 : (total + limit - 1) / limit
-        return try JobsController.json(Page(data: found.map { View($0) },
-                                            pagination: .init(page: page, limit: limit, total: total, pages: pages,
-                                                              hasNextPage: page < pages, hasPreviousPage: page > 1)))
+                                                      limit: page.limit, offset: page.offset)
+        return try JSONResponse.encode(Page(data: found.map { View($0) }, request: page, total: total))
     }
 
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -168,7 +142,7 @@ struct DocumentsController: Sendable {
         guard let document = try await documents.find(id: try documentID(context), owner: principal.owner) else {
             throw APIError.notFound("no such document")
         }
-        return try JobsController.json(View(document))
+        return try JSONResponse.encode(View(document))
     }
 
     @Sendable func update(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -187,7 +161,7 @@ struct DocumentsController: Sendable {
             throw APIError.notFound("no such document")
         }
         let job = try await enqueueIndex(id, owner: principal.owner, requestID: context.requestID)
-        return try JobsController.json(View(document, indexJob: job))
+        return try JSONResponse.encode(View(document, indexJob: job))
     }
 
     @Sendable func delete(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -217,14 +191,10 @@ struct DocumentsController: Sendable {
         let topK = try SearchQuery.integer(object["top_k"], field: "top_k", range: 1...50) ?? 3
         let minimum = try SearchQuery.number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0.6
         let collection = try Self.text(object, "collection", max: 64, required: false) ?? "documents"
-        guard IndexRequest.isCollectionName(collection) else {
+        guard IndexJob.isCollectionName(collection) else {
             throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
         }
-        guard let encoder else {
-            throw APIError.unavailable("search is not available: ATELIER_MODEL_DIR is not set on this API process")
-        }
-        let items = try await vectors.search(owner: principal.owner, query: encoder.embed(query), limit: topK,
-                                             collection: collection, minSimilarity: minimum)
+        let items = try await searchService.nearest(query, owner: principal.owner, limit: topK, collection: collection, minSimilarity: minimum)
         let hits: [(IndexedItem, UUID)] = items.compactMap { item in
             guard item.sourceKey.hasPrefix("document:"),
                   let id = UUID(uuidString: String(item.sourceKey.dropFirst("document:".count))) else { return nil }
@@ -234,50 +204,8 @@ struct DocumentsController: Sendable {
         var matches: [Match] = []
         for (item, id) in hits {
             guard let document = found[id] else { continue }
-            matches.append(Match(document: View(document), similarity: ((item.similarity ?? 0) * 10_000).rounded() / 10_000))
+            matches.append(Match(document: View(document), similarity: SearchService.rounded(item.similarity)))
         }
-        return try JobsController.json(Answer(query: query, results: matches, total: matches.count))
-    }
-}
-
-/// Text PostgreSQL can store: `text` and `jsonb` refuse the NUL character, so a request that
-/// carries one is refused here, naming the field, rather than failing in the database.
-enum StorableText {
-    static func hasNUL(_ value: Any) -> Bool {
-        switch value {
-        case let text as String: return text.unicodeScalars.contains("\u{0}")
-        case let object as [String: Any]: return object.contains { hasNUL($0.key) || hasNUL($0.value) }
-        case let array as [Any]: return array.contains(where: hasNUL)
-        default: return false
-        }
-    }
-}
-
-/// Any JSON value, for passing stored JSON through an Encodable view.
-enum JSONValue: Encodable {
-    case object([String: JSONValue]), array([JSONValue]), string(String), number(Double), bool(Bool), null
-
-    init(_ value: Any) {
-        switch value {
-        case let object as [String: Any]: self = .object(object.mapValues(JSONValue.init))
-        case let array as [Any]: self = .array(array.map(JSONValue.init))
-        case let string as String: self = .string(string)
-        case let number as NSNumber:
-            // JSON booleans come back as NSNumbers of type "c" (char); numbers as "i", "q" or "d".
-            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
-        default: self = .null
-        }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .object(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .null: try container.encodeNil()
-        }
+        return try JSONResponse.encode(Answer(query: query, results: matches, total: matches.count))
     }
 }

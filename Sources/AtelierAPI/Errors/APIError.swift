@@ -1,3 +1,4 @@
+import AtelierJobs
 import HTTPTypes
 import Hummingbird
 import Foundation
@@ -24,6 +25,11 @@ public struct APIError: Error, Sendable, Equatable {
 
     public static func validation(_ message: String, field: String? = nil) -> APIError {
         APIError(.badRequest, "ValidationError", message, details: field.map { ["field": $0] })
+    }
+
+    /// A job's options its kind's contract refused: a 400 naming the field.
+    public static func validation(_ error: JobOptionsError) -> APIError {
+        validation(error.message, field: error.field)
     }
 
     public static func unauthenticated(_ message: String = "a credential is required: send X-App-Token or Authorization: Bearer") -> APIError {

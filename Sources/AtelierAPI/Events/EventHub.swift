@@ -11,7 +11,7 @@ import Synchronization
 /// It is also the register of open event streams: their number is capped overall and per owner
 /// (`ATELIER_MAX_STREAMS`, `ATELIER_MAX_STREAMS_PER_OWNER`: 429 past either), and the streams of
 /// a revoked token are ended (``endStreams(ofTokens:)``).
-final class EventHub: Sendable {
+package final class EventHub: Sendable {
     enum Signal: Sendable {
         /// New events may exist for the job.
         case events

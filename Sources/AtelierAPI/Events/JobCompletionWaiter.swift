@@ -4,12 +4,16 @@ import Foundation
 /// Waits for a job to finish for routes that answer with its outcome (`/api/generateCaption`,
 /// Mondrian's `/index`): woken by the job's event notifications through ``EventHub``, with the
 /// hub's periodic tick as a safety net — no polling loop.
-struct JobCompletionWaiter: Sendable {
+package struct JobCompletionWaiter: Sendable {
     let queue: JobQueue
     let hub: EventHub
 
+    package init(queue: JobQueue, hub: EventHub) {
+        (self.queue, self.hub) = (queue, hub)
+    }
+
     /// The job once it has finished, or nil when `timeout` passes first.
-    func finished(_ id: UUID, timeout: Duration) async throws -> Job? {
+    package func finished(_ id: UUID, timeout: Duration) async throws -> Job? {
         let signals = hub.subscribe(id)
         let job = try await queue.job(id: id)
         if job.state.isFinished { return job }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// How one stream dialect writes a job's events: the SSE text for each, and whether the stream
 /// ends after it. Mutating, so a dialect can remember what it has seen (Mondrian's last progress).
-protocol JobEventFormatter: Sendable {
+package protocol JobEventFormatter: Sendable {
     mutating func frames(for event: JobEvent) async throws -> (text: String, finished: Bool)
 }
 
@@ -17,14 +17,14 @@ protocol JobEventFormatter: Sendable {
 /// formatter says so, when the caller's token is revoked — or at once when the job had
 /// finished when the stream opened and every event is sent (a resume after the end).
 /// Opening one counts against the hub's stream limits (429 past them).
-struct JobEventFeed {
+package struct JobEventFeed {
     /// Reads a job's events after an id, at most `limit`: the only database read a stream makes.
     typealias EventReader = @Sendable (_ jobID: UUID, _ after: Int64, _ limit: Int) async throws -> [JobEvent]
 
     let hub: EventHub
     let readEvents: EventReader
 
-    init(queue: JobQueue, hub: EventHub) {
+    package init(queue: JobQueue, hub: EventHub) {
         self.init(hub: hub) { jobID, after, limit in try await queue.events(jobID: jobID, after: after, limit: limit) }
     }
 
@@ -34,7 +34,7 @@ struct JobEventFeed {
         self.readEvents = readEvents
     }
 
-    func response<Formatter: JobEventFormatter>(jobID: UUID, principal: Principal, finishedAtStart: Bool, after lastEventID: Int64,
+    package func response<Formatter: JobEventFormatter>(jobID: UUID, principal: Principal, finishedAtStart: Bool, after lastEventID: Int64,
                                                 prelude: String, formatter: Formatter) throws -> Response {
         let subscription = try hub.openStream(jobID, for: principal)
         let readEvents = self.readEvents
@@ -81,7 +81,7 @@ struct JobEventFeed {
     }
 
     /// SSE data lines cannot hold newlines; event data is compact JSON, but be sure.
-    static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         text.contains("\n") ? text.replacingOccurrences(of: "\n", with: " ") : text
     }
 }
@@ -99,8 +99,8 @@ final class TakeOnce<Value: Sendable>: Sendable {
 /// call stack ever needed for as long as it lives; a long-lived event stream lives in its
 /// connection's task, so the deep database calls run in short tasks instead (measured: idle
 /// streams went from 36 to 26 KB each; see BENCHMARKS.md).
-enum OwnTaskStack {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+package enum OwnTaskStack {
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task { try await body() }.value
     }
 }

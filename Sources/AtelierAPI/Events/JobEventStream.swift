@@ -10,12 +10,12 @@ import Hummingbird
 /// happen (``JobEventFeed``). Idle streams get a `: keep-alive` comment every
 /// `ATELIER_SSE_KEEPALIVE`. The stream ends after the job's terminal event (`succeeded`,
 /// `failed`, `cancelled`).
-struct JobEventStream {
+package struct JobEventStream {
     let queue: JobQueue
     let hub: EventHub
     let renderJob: @Sendable (Job) throws -> Data
 
-    static let terminalTypes: Set<String> = ["succeeded", "failed", "cancelled"]
+    package static let terminalTypes: Set<String> = ["succeeded", "failed", "cancelled"]
 
     /// Each job event as it is: `id`, `event` (its type), `data` (its JSON).
     struct Formatter: JobEventFormatter {

@@ -2,11 +2,12 @@
 /// browser's EventSource cannot send as a header). `N` resumes after event N; `N.k` after part
 /// k of event N's end group (Mondrian's stream names its last three frames that way).
 /// Read strictly: ASCII digits only, no sign, within `Int64` (checked without overflowing).
-/// Self-contained (no imports) so `./ops/fuzz` compiles it on its own.
-struct LastEventID: Equatable {
-    var eventID: Int64
+/// Self-contained (no imports) so `./ops/fuzz` compiles it on its own — which is also why it is
+/// `public` rather than `package` (a lone file has no package name); AtelierApps reads it.
+public struct LastEventID: Equatable, Sendable {
+    public var eventID: Int64
     /// 1…3 for `N.k`; nil for a plain `N`.
-    var part: Int?
+    public var part: Int?
 
     enum Failure: Error, Equatable { case malformed }
 

@@ -5,8 +5,8 @@ import NIOCore
 /// Content-Length before reading anything — then, when the client asked with
 /// `Expect: 100-continue`, told to send it (``ExpectContinueHandler``). A body that stops
 /// arriving is cut off by the connection's idle timeout (`ATELIER_HTTP_IDLE_TIMEOUT`).
-enum RequestBodies {
-    static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
+package enum RequestBodies {
+    package static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         if let text = request.headers[.contentLength] {
             // Digits only; a length too long to be a number is certainly over the limit.
             guard let length = ByteRange.digits(Substring(text)) else {

@@ -43,7 +43,7 @@ struct HealthController: Sendable {
         let report = Report(status: down.isEmpty ? "healthy" : "degraded", timestamp: Date(), version: version,
                             checks: checks,
                             message: down.isEmpty ? nil : "unavailable: \(down.joined(separator: ", "))")
-        var response = try JobsController.json(report, status: down.isEmpty ? .ok : .serviceUnavailable)
+        var response = try JSONResponse.encode(report, status: down.isEmpty ? .ok : .serviceUnavailable)
         response.headers[.cacheControl] = "no-store"
         return response
     }

@@ -1,4 +1,5 @@
 import AtelierImaging
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -7,25 +8,30 @@ import Logging
 /// Turns a checked submission into a stored input blob and a queued job, as one unit: the job
 /// id names the blob, the blob is written first, and if the insert fails the blob is removed.
 /// An idempotent replay stores nothing and answers the first job.
-struct JobIntake: Sendable {
+///
+/// Every job the API makes comes through here: clients' submissions (``accept(_:owner:idempotencyKey:requestID:logger:id:followUps:)``,
+/// checked by their kind's contract) and the jobs routes make on a caller's behalf
+/// (``enqueue(_:_:owner:requestID:priority:parentID:)``, typed payloads), each queued with its
+/// kind's settings from the catalog.
+package struct JobIntake: Sendable {
     let queue: JobQueue
     let blobs: any BlobStore
-    let kinds: JobKindCatalog
-    let imageLimits: ImageLimits
+    package let kinds: JobKindCatalog
+    package let imageLimits: ImageLimits
     var quotas = OwnerQuotas.off
 
-    struct Accepted {
-        var id: UUID
-        var kind: String
+    package struct Accepted {
+        package var id: UUID
+        package var kind: String
         /// False when an earlier request with the same Idempotency-Key created the job.
-        var created: Bool
+        package var created: Bool
     }
 
     /// `id` names the new job (callers that derive names from it make it first); `followUps`
     /// are enqueued when the job succeeds.
-    func accept(_ submission: JobSubmission, owner: String, idempotencyKey: String?, requestID: String,
+    package func accept(_ submission: JobSubmission, owner: String, idempotencyKey: String?, requestID: String,
                 logger: Logger, id: UUID = JobID.make(), followUps: [FollowUp] = []) async throws -> Accepted {
-        let (kind, options, image) = try validate(submission)
+        let (kind, payload, image) = try await validate(submission, id: id)
         if let idempotencyKey {
             guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 255 else {
                 throw APIError.validation("Idempotency-Key must be 1–255 characters", field: "Idempotency-Key")
@@ -34,19 +40,15 @@ struct JobIntake: Sendable {
                 return Accepted(id: existing.id, kind: existing.kind, created: false)
             }
         }
-        try await quotas.check(owner: owner, incomingBytes: image?.0.count ?? 0, queue: queue)
-        var payload = options
+        try await quotas.check(owner: owner, incomingBytes: image?.bytes.count ?? 0, queue: queue)
         var stored: BlobKey?
-        if let (bytes, format) = image.map({ ($0.0, $0.1) }) {
-            let key = BlobKey.jobInput(id, fileExtension: format.fileExtension)
-            try await blobs.put(Data(bytes), at: key)
-            stored = key
-            payload["input"] = ["blob": key.path, "format": format.rawValue, "content_type": format.mimeType, "bytes": bytes.count]
+        if let image {
+            try await blobs.put(Data(image.bytes), at: image.key)
+            stored = image.key
         }
         do {
-            let json = String(decoding: try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]), as: UTF8.self)
             let result = try await queue.enqueue(NewJob(
-                id: id, kind: kind.name, payload: json, queue: kind.queue, priority: kind.priority, owner: owner,
+                id: id, kind: kind.name, payload: payload, queue: kind.queue, priority: kind.priority, owner: owner,
                 maxAttempts: kind.maxAttempts, idempotencyKey: idempotencyKey, requestID: requestID, followUps: followUps))
             if !result.inserted {
                 // Lost a race with an identical request: keep its job, drop our blob.
@@ -68,52 +70,70 @@ struct JobIntake: Sendable {
     }
 
     /// Format, size and limits from the header alone: a 100000×100000 PNG or a damaged file
-    /// is refused before anything is stored, without decoding a pixel.
-    static func probe(_ bytes: [UInt8], limits: ImageLimits) throws -> ImageInfo {
-        do {
-            return try ImageCodec.probe(bytes, limits: limits)
-        } catch .unsupportedFormat(let message) {
+    /// is refused before anything is stored, without decoding a pixel. Off the cooperative pool
+    /// (``CPUWork``): a HEIC's boxes or a progressive JPEG's scans take a while to walk.
+    package static func probe(_ bytes: [UInt8], limits: ImageLimits) async throws -> ImageInfo {
+        let probed = try await CPUWork.run { Result { () throws(ImageError) in try ImageCodec.probe(bytes, limits: limits) } }
+        switch probed {
+        case .success(let info):
+            return info
+        case .failure(.unsupportedFormat(let message)):
             throw APIError.unsupportedMediaType(message + " (checked from its bytes; JPEG, PNG, HEIC and WebP are accepted)")
-        } catch .tooLarge(let message) {
+        case .failure(.tooLarge(let message)):
             throw APIError(.contentTooLarge, "PayloadTooLargeError", message,
                            details: ["field": "image", "max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])
-        } catch {
+        case .failure(let error):
             throw APIError.validation(error.message, field: "image")
         }
     }
 
-    /// Where a NUL character sits in a JSON value (keys included), as `options.a[2].b`; nil if nowhere.
-    static func nulPath(in value: Any, at path: String) -> String? {
-        switch value {
-        case let text as String:
-            return text.utf8.contains(0) ? path : nil
-        case let object as [String: Any]:
-            for (key, inner) in object {
-                if key.utf8.contains(0) { return path }
-                if let found = nulPath(in: inner, at: path + "." + key) { return found }
-            }
-            return nil
-        case let array as [Any]:
-            for (index, inner) in array.enumerated() {
-                if let found = nulPath(in: inner, at: "\(path)[\(index)]") { return found }
-            }
-            return nil
-        default:
-            return nil
-        }
+    /// Queues a job the API makes on a caller's behalf (a document's index job, Mondrian's
+    /// `/index`) with its kind's settings; `priority` overrides the kind's. 503 when this server
+    /// does not accept the kind.
+    package func enqueue<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload, owner: String, requestID: String,
+                                                priority: Int? = nil, parentID: UUID? = nil) async throws -> UUID {
+        let kind = try served(contract)
+        return try await queue.enqueue(NewJob(
+            kind: kind.name, payload: try ContractJSON.text(payload), queue: kind.queue, priority: priority ?? kind.priority,
+            owner: owner, maxAttempts: kind.maxAttempts, requestID: requestID, parentID: parentID)).id
     }
 
-    private func validate(_ submission: JobSubmission) throws -> (JobKind, [String: Any], ([UInt8], ImageFormat)?) {
-        guard let name = submission.kind ?? (submission.options["style_id"] != nil ? "stylize" : nil), !name.isEmpty else {
+    /// A job to queue when another succeeds (see ``FollowUp``), with its kind's settings.
+    package func followUp<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload) throws -> FollowUp {
+        let kind = try served(contract)
+        return FollowUp(kind: kind.name, payload: try ContractJSON.text(payload), queue: kind.queue, priority: kind.priority,
+                        maxAttempts: kind.maxAttempts)
+    }
+
+    private func served<Contract: JobContract>(_ contract: Contract.Type) throws -> JobKind {
+        guard let kind = kinds[Contract.kind] else {
+            throw APIError.unavailable("\(Contract.kind) jobs are not accepted by this server")
+        }
+        return kind
+    }
+
+    /// A submission's uploaded image: its bytes, and the key it is stored under.
+    private struct StoredImage {
+        var bytes: [UInt8]
+        var key: BlobKey
+    }
+
+    /// The kind, the payload's JSON text (the kind's contract checks the options) and the image.
+    private func validate(_ submission: JobSubmission, id: UUID) async throws -> (JobKind, String, StoredImage?) {
+        guard let name = submission.kind ?? (submission.options["style_id"] != nil ? StylizeJob.kind : nil), !name.isEmpty else {
             throw APIError.validation("kind is required; one of: \(kinds.names.joined(separator: ", "))", field: "kind")
         }
         guard let kind = kinds[name] else {
             throw APIError.validation("unknown kind '\(name.prefix(64))'; one of: \(kinds.names.joined(separator: ", "))", field: "kind")
         }
-        var image: ([UInt8], ImageFormat)?
+        var image: StoredImage?
+        var input: BlobInput?
         if let bytes = submission.image {
             guard !bytes.isEmpty else { throw APIError.validation("the image is empty", field: "image") }
-            image = (bytes, try Self.probe(bytes, limits: imageLimits).format)
+            let format = try await Self.probe(bytes, limits: imageLimits).format
+            let key = BlobKey.jobInput(id, fileExtension: format.fileExtension)
+            image = StoredImage(bytes: bytes, key: key)
+            input = BlobInput(blob: key.path, format: format.rawValue, contentType: format.mimeType, bytes: bytes.count)
         }
         switch kind.image {
         case .required where image == nil:
@@ -126,16 +146,18 @@ struct JobIntake: Sendable {
         if submission.options["input"] != nil {
             throw APIError.validation("'input' is reserved for the uploaded image", field: "options.input")
         }
-        if let path = Self.nulPath(in: submission.options, at: "options") {
+        if let path = JSONValue.object(submission.options).nulPath(at: "options") {
             // PostgreSQL's jsonb cannot hold U+0000: refuse it here rather than fail the insert.
             throw APIError.validation("\(path) contains a NUL character", field: path)
         }
-        let size = (try? JSONSerialization.data(withJSONObject: submission.options).count) ?? 0
+        let size = (try? JSONEncoder().encode(submission.options).count) ?? 0
         guard size <= JobSubmission.maxOptionsBytes else {
             throw APIError.validation("options are larger than \(JobSubmission.maxOptionsBytes) bytes", field: "options")
         }
-        try kind.validate(submission.options)
-        try kind.validateWithImage?(submission.options, image != nil)
-        return (kind, try kind.prepare?(submission.options) ?? submission.options, image)
+        do {
+            return (kind, try kind.payload(submission.options, input), image)
+        } catch let error as JobOptionsError {
+            throw APIError.validation(error)
+        }
     }
 }

@@ -1,32 +1,28 @@
+import AtelierJobs
 import AtelierQueue
+import AtelierVision
 import Foundation
 
-/// A job kind the API accepts, with what its requests must carry. The executable registers the
-/// kinds whose handlers exist; the API never depends on the worker module.
+/// A job kind the API accepts: its contract (``JobContract``: what a request must carry and the
+/// payload it becomes) and how its jobs are queued. The executable registers the kinds whose
+/// handlers exist; the API never depends on the worker module.
 public struct JobKind: Sendable {
-    public enum ImageRule: Sendable { case required, optional, none }
-
     public var name: String
     public var image: ImageRule
     public var queue: String
     public var priority: Int
     public var maxAttempts: Int
-    /// Checks the options (a JSON object) and throws ``APIError/validation(_:field:)`` naming the field.
-    public var validate: @Sendable (_ options: [String: Any]) throws -> Void
-    /// The same, for kinds whose options depend on whether an image came with them.
-    public var validateWithImage: (@Sendable (_ options: [String: Any], _ hasImage: Bool) throws -> Void)?
-    /// Turns valid options into the payload the job runs with (e.g. `advisor: "random"` into the
-    /// chosen ids, so every attempt does the same work). Identity when nil.
-    public var prepare: (@Sendable (_ options: [String: Any]) throws -> [String: Any])?
+    /// The contract's check: a request's options and stored image → the payload's JSON text.
+    let payload: @Sendable (_ options: JSONObject, _ input: BlobInput?) throws -> String
 
-    public init(name: String, image: ImageRule, queue: String = "default", priority: Int = Priority.normal,
-                maxAttempts: Int = 5, validate: @escaping @Sendable (_ options: [String: Any]) throws -> Void = { _ in }) {
-        self.name = name
-        self.image = image
+    public init<Contract: JobContract>(_ contract: Contract, queue: String = "default", priority: Int = Priority.normal,
+                                       maxAttempts: Int = 5) {
+        name = Contract.kind
+        image = Contract.image
         self.queue = queue
         self.priority = priority
         self.maxAttempts = maxAttempts
-        self.validate = validate
+        payload = { options, input in try ContractJSON.text(try contract.payload(options: options, input: input)) }
     }
 }
 
@@ -41,16 +37,20 @@ public struct JobKindCatalog: Sendable {
     public subscript(name: String) -> JobKind? { kinds[name] }
     public var names: [String] { kinds.keys.sorted() }
 
+    /// `stylize` (docs/contracts.md §3). A request with a `style_id` and no `kind` is one.
+    public static let stylize = JobKind(StylizeJob())
+    /// `caption`: interactive priority, so it overtakes batch work (the caption app waits for it).
+    public static let caption = JobKind(CaptionJob(), priority: Priority.interactive, maxAttempts: 2)
+    /// `upload`: an image kept for later work (Mondrian's `auto_analyze=false`).
+    public static let upload = JobKind(UploadJob(), priority: Priority.interactive, maxAttempts: 3)
+    /// `analysis`: the advisors' review of a photo.
+    public static let analysis = JobKind(AnalysisJob(roster: Advisor.all.map(\.id)), maxAttempts: 3)
+    /// `index`: a text or an image embedded for search.
+    public static let index = JobKind(IndexJob())
+
     /// The diagnostic kinds every worker runs: `noop`, `sleep {ms}`, `fail {message?, permanent?}`
     /// and `echo` (returns its input image unchanged as the result, proving the blob path end to end).
     public static let diagnostics: [JobKind] = [
-        JobKind(name: "noop", image: .optional),
-        JobKind(name: "sleep", image: .optional) { options in
-            guard let ms = options["ms"] as? Int, (0...3_600_000).contains(ms) else {
-                throw APIError.validation("options.ms must be a whole number of milliseconds in 0…3600000", field: "options.ms")
-            }
-        },
-        JobKind(name: "fail", image: .optional, maxAttempts: 3),
-        JobKind(name: "echo", image: .required),
+        JobKind(NoopJob()), JobKind(SleepJob()), JobKind(FailJob(), maxAttempts: 3), JobKind(EchoJob()),
     ]
 }

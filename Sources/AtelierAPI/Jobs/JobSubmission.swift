@@ -1,3 +1,4 @@
+import AtelierJobs
 import Foundation
 import Hummingbird
 import MultipartKit
@@ -11,12 +12,17 @@ import NIOCore
 ///   sends `params` as JSON and `style_id` as text);
 /// - `application/json`: `{"kind", "options", "image"}` with the image in base64 (a `data:` URI
 ///   prefix is allowed).
-struct JobSubmission {
-    var kind: String?
-    var options: [String: Any] = [:]
-    var image: [UInt8]?
+package struct JobSubmission {
+    package var kind: String?
+    package var options: JSONObject = [:]
+    package var image: [UInt8]?
     /// The image part's `filename` as the client sent it (multipart only; not trusted as a path).
-    var imageFilename: String?
+    package var imageFilename: String?
+
+    /// A submission a route makes on a client's behalf (the caption route, Mondrian's `/upload`).
+    package init(kind: String? = nil, options: JSONObject = [:], image: [UInt8]? = nil) {
+        (self.kind, self.options, self.image) = (kind, options, image)
+    }
 
     static let maxOptionsBytes = 64 * 1024
     /// A form has an image and a handful of fields; more parts than this is not a client of ours.
@@ -24,7 +30,12 @@ struct JobSubmission {
     /// Header lines per part (Content-Disposition, Content-Type, perhaps a few more).
     static let maxPartHeaders = 16
 
-    static func parse(contentType: String?, body: ByteBuffer) throws -> JobSubmission {
+    /// Whether `contentType` is `multipart/form-data` (any parameters).
+    package static func isMultipartForm(_ contentType: String?) -> Bool {
+        contentType.flatMap(MediaType.init)?.type == "multipart/form-data"
+    }
+
+    package static func parse(contentType: String?, body: ByteBuffer) throws -> JobSubmission {
         guard let contentType, let media = MediaType(contentType) else {
             throw APIError.unsupportedMediaType("send multipart/form-data or application/json (Content-Type is missing)")
         }
@@ -116,12 +127,12 @@ struct JobSubmission {
                 let text = String(decoding: bytes, as: UTF8.self)
                 let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") {
-                    guard let value = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) else {
+                    guard let value = try? JSONValue.parse(Data(trimmed.utf8)) else {
                         throw APIError.validation("field '\(name)' is not valid JSON", field: name)
                     }
                     submission.options[name] = value
                 } else {
-                    submission.options[name] = trimmed
+                    submission.options[name] = .string(trimmed)
                 }
             }
         }
@@ -133,17 +144,17 @@ struct JobSubmission {
         let object = try jsonObject(bytes, field: "body")
         var submission = JobSubmission()
         if let kind = object["kind"] {
-            guard let kind = kind as? String else { throw APIError.validation("kind must be a string", field: "kind") }
+            guard let kind = kind.string else { throw APIError.validation("kind must be a string", field: "kind") }
             submission.kind = kind
         }
-        if let options = object["options"], !(options is NSNull) {
-            guard let options = options as? [String: Any] else {
+        if let options = object["options"], !options.isNull {
+            guard let options = options.object else {
                 throw APIError.validation("options must be a JSON object", field: "options")
             }
             submission.options = options
         }
-        if let image = object["image"], !(image is NSNull) {
-            guard var text = image as? String else {
+        if let image = object["image"], !image.isNull {
+            guard var text = image.string else {
                 throw APIError.validation("image must be a base64 string", field: "image")
             }
             if text.hasPrefix("data:"), let comma = text.firstIndex(of: ",") {
@@ -160,8 +171,8 @@ struct JobSubmission {
         return submission
     }
 
-    private static func jsonObject(_ bytes: [UInt8], field: String) throws -> [String: Any] {
-        guard let value = try? JSONSerialization.jsonObject(with: Data(bytes)), let object = value as? [String: Any] else {
+    private static func jsonObject(_ bytes: [UInt8], field: String) throws -> JSONObject {
+        guard let object = JSONValue.parseObject(bytes) else {
             throw APIError.validation("\(field) must be a JSON object", field: field)
         }
         return object

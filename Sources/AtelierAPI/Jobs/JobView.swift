@@ -1,3 +1,4 @@
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -12,7 +13,8 @@ struct JobView: Encodable {
     var state: String
     var progress: Int
     var progressStep: String?
-    var result: JSONText?
+    /// The job's result as its handler wrote it (each kind's `Result` in AtelierJobs), passed through.
+    var result: JSONValue?
     var resultURL: String?
     var error: String?
     var attempt: Int
@@ -54,9 +56,6 @@ struct JobView: Encodable {
         try c.encode(streamURL, forKey: .streamURL)
     }
 
-    /// The name of the result field that holds a blob key; the API turns it into `result_url`.
-    static let resultBlobField = "result_blob"
-
     init(_ job: Job, baseURL: String, signer: URLSigner, now: Date = Date()) {
         let id = job.id.uuidString.lowercased()
         self.id = id
@@ -69,8 +68,8 @@ struct JobView: Encodable {
         }
         progress = job.progress
         progressStep = job.progressStep
-        result = job.result.map(JSONText.init)
-        if job.state == .succeeded, let key = job.result.flatMap(Self.resultBlob) {
+        result = job.result.flatMap { try? JSONValue.parse(Data($0.utf8)) }
+        if job.state == .succeeded, let key = Self.resultBlob(job.result) {
             resultURL = baseURL + signer.signedPath(for: key, now: now)
         }
         switch job.state {
@@ -89,64 +88,8 @@ struct JobView: Encodable {
         streamURL = "\(baseURL)/v1/jobs/\(id)/events"
     }
 
-    static func resultBlob(_ resultJSON: String) -> BlobKey? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(resultJSON.utf8)) as? [String: Any],
-              let key = object[resultBlobField] as? String else { return nil }
-        return try? BlobKey(key)
-    }
-}
-
-/// JSON text already rendered (a job's result) embedded as a value, not as a string.
-struct JSONText: Encodable {
-    let text: String
-
-    func encode(to encoder: any Encoder) throws {
-        let value = try JSONDecoder().decode(AnyJSON.self, from: Data(text.utf8))
-        try value.encode(to: encoder)
-    }
-}
-
-/// Any JSON value, for passing results through `Codable`.
-enum AnyJSON: Codable {
-    case null, bool(Bool), number(Double), integer(Int64), string(String), array([AnyJSON]), object([String: AnyJSON])
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int64.self) { self = .integer(i) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([AnyJSON].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: AnyJSON].self)) }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch self {
-        case .null: try c.encodeNil()
-        case .bool(let b): try c.encode(b)
-        case .number(let d): try c.encode(d)
-        case .integer(let i): try c.encode(i)
-        case .string(let s): try c.encode(s)
-        case .array(let a): try c.encode(a)
-        case .object(let o): try c.encode(o)
-        }
-    }
-}
-
-enum APIJSON {
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
-        }
-        return encoder
-    }
-
-    static func encode(_ value: some Encodable) throws -> Data {
-        try encoder().encode(value)
+    /// The blob a result names (`result_blob`), which the API hands out as `result_url`.
+    static func resultBlob(_ result: String?) -> BlobKey? {
+        ResultFields.of(result: result)?.resultBlob.flatMap { try? BlobKey($0) }
     }
 }

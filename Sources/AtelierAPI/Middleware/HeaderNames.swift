@@ -1,14 +1,14 @@
 import HTTPTypes
 
 extension HTTPField.Name {
-    static let xRequestID = HTTPField.Name("X-Request-ID")!
-    static let xResponseTime = HTTPField.Name("X-Response-Time")!
-    static let xAppToken = HTTPField.Name("X-App-Token")!
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
-    static let lastEventID = HTTPField.Name("Last-Event-ID")!
-    static let xRateLimitLimit = HTTPField.Name("X-RateLimit-Limit")!
-    static let xRateLimitRemaining = HTTPField.Name("X-RateLimit-Remaining")!
-    static let xRateLimitReset = HTTPField.Name("X-RateLimit-Reset")!
-    static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
-    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+    package static let xRequestID = HTTPField.Name("X-Request-ID")!
+    package static let xResponseTime = HTTPField.Name("X-Response-Time")!
+    package static let xAppToken = HTTPField.Name("X-App-Token")!
+    package static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    package static let lastEventID = HTTPField.Name("Last-Event-ID")!
+    package static let xRateLimitLimit = HTTPField.Name("X-RateLimit-Limit")!
+    package static let xRateLimitRemaining = HTTPField.Name("X-RateLimit-Remaining")!
+    package static let xRateLimitReset = HTTPField.Name("X-RateLimit-Reset")!
+    package static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
+    package static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
 }

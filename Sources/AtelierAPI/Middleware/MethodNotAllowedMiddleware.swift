@@ -9,8 +9,8 @@ import Hummingbird
 /// Installed last on the router, so it wraps only the router's not-found responder: a routed
 /// request never passes through it. `Allow` lists the methods ``OpenAPIDocument`` describes for
 /// the path (a test holds the document to the routes), so a method registered only to refuse —
-/// the caption API's METHOD_001 routes — is not advertised. The caption path keeps its own
-/// error shape (docs/contracts.md §1: any other method is METHOD_001).
+/// the caption API's METHOD_001 routes — is not advertised. An app's path may keep its own
+/// error shape (``APIApp/ownMethodNotAllowed``: the caption app's METHOD_001, docs/contracts.md §1).
 struct MethodNotAllowedMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -67,9 +67,13 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     let patterns: [Pattern]
     let documented: [String: [String]]
     let routed: [String: [String]]
+    /// Path template → that path's own answer, given the `Allow` value.
+    let ownAnswers: [String: @Sendable (_ allow: String) -> Response]
 
     /// `routes`: every served route's path (as the router describes it) and method.
-    init(routes: [(path: String, method: String)], documented: [String: [String]] = OpenAPIOperations.byPath) {
+    init(routes: [(path: String, method: String)], documented: [String: [String]] = OpenAPIOperations.byPath,
+         ownAnswers: [String: @Sendable (_ allow: String) -> Response] = [:]) {
+        self.ownAnswers = ownAnswers
         var routed: [String: [String]] = [:]
         var patterns: [String: Pattern] = [:]
         for route in routes {
@@ -107,10 +111,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
                 throw error
             }
             let allow = methods.joined(separator: ", ")
-            if template == "/" + GenerateCaptionController.path {
-                return GenerateCaptionController.response(for: CaptionFailure(
-                    .method, "use POST for /api/generateCaption", headers: [.allow: allow]))
-            }
+            if let answer = ownAnswers[template] { return answer(allow) }
             throw APIError.methodNotAllowed(request.method.rawValue, allowed: allow)
         }
     }

@@ -6,8 +6,8 @@ import NIOCore
 /// A stored blob as an HTTP answer, once the caller's right to it is settled (a signed result
 /// URL, a signed Mondrian file name): Content-Type, Content-Length, a strong ETag (304 on
 /// If-None-Match), Last-Modified, the given Cache-Control, single byte ranges (206 / 416), HEAD.
-enum BlobResponse {
-    static func serve(_ key: BlobKey, for request: Request, from blobs: any BlobStore,
+package enum BlobResponse {
+    package static func serve(_ key: BlobKey, for request: Request, from blobs: any BlobStore,
                       cacheControl: String, missing: String) async throws -> Response {
         guard let info = try await blobs.info(key) else {
             throw APIError.notFound(missing)

@@ -1,27 +1,25 @@
-import AtelierSearch
+import AtelierJobs
 import Foundation
 import Hummingbird
 
 /// A search request's body, validated the same way for `/v1/search` and Mondrian's `/search`:
 /// `query` (required, ≤ 2000 characters), `top_k` (1…100), and where the route allows them
 /// `collection` and `min_similarity` (0…1). Unknown fields are a 400 naming the field.
-struct SearchQuery: Sendable {
+package struct SearchQuery: Sendable {
     static let maxQueryLength = 2000
 
-    var text: String
-    var topK: Int
-    var collection: String?
-    var minSimilarity: Double
+    package var text: String
+    package var topK: Int
+    package var collection: String?
+    package var minSimilarity: Double
 
-    static func parse(_ request: Request, fields allowed: [String], defaultTopK: Int) async throws -> SearchQuery {
-        let body = try await request.body.collect(upTo: 64 * 1024)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
-            throw APIError.validation("the body must be a JSON object like {\"query\": \"…\", \"top_k\": \(defaultTopK)}")
-        }
-        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+    package static func parse(_ request: Request, fields allowed: [String], defaultTopK: Int) async throws -> SearchQuery {
+        let object = try await JSONBody.object(
+            request, limit: 64 * 1024, refusal: .validation("the body must be a JSON object like {\"query\": \"…\", \"top_k\": \(defaultTopK)}"))
+        if let unknown = JSONBody.unknownField(in: object, allowed: allowed) {
             throw APIError.validation("unknown field \(unknown.prefix(40)); fields are \(allowed.joined(separator: ", "))", field: String(unknown.prefix(40)))
         }
-        guard let query = (object["query"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else {
+        guard let query = object["query"]?.string?.trimmingCharacters(in: .whitespacesAndNewlines), !query.isEmpty else {
             throw APIError.validation("query is required", field: "query")
         }
         guard query.count <= maxQueryLength else {
@@ -30,8 +28,8 @@ struct SearchQuery: Sendable {
         let topK = try integer(object["top_k"], field: "top_k", range: 1...100) ?? defaultTopK
         let minimum = try number(object["min_similarity"], field: "min_similarity", range: 0...1) ?? 0
         var collection: String?
-        if let value = object["collection"], !(value is NSNull) {
-            guard let name = value as? String, IndexRequest.isCollectionName(name) else {
+        if let value = object["collection"], !value.isNull {
+            guard let name = value.string, IndexJob.isCollectionName(name) else {
                 throw APIError.validation("collection must be 1–64 letters, digits, '_', '.' or '-' (as items are indexed under)", field: "collection")
             }
             collection = name
@@ -39,24 +37,19 @@ struct SearchQuery: Sendable {
         return SearchQuery(text: query, topK: topK, collection: collection, minSimilarity: minimum)
     }
 
-    static func integer(_ value: Any?, field: String, range: ClosedRange<Int>) throws -> Int? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !isBoolean(number), let integer = Int(exactly: number.doubleValue), range.contains(integer) else {
+    static func integer(_ value: JSONValue?, field: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let value, !value.isNull else { return nil }
+        guard let integer = value.integer, range.contains(integer) else {
             throw APIError.validation("\(field) must be a whole number within \(range.lowerBound)…\(range.upperBound)", field: field)
         }
         return integer
     }
 
-    static func number(_ value: Any?, field: String, range: ClosedRange<Double>) throws -> Double? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, !isBoolean(number), number.doubleValue.isFinite, range.contains(number.doubleValue) else {
+    static func number(_ value: JSONValue?, field: String, range: ClosedRange<Double>) throws -> Double? {
+        guard let value, !value.isNull else { return nil }
+        guard let number = value.double, number.isFinite, range.contains(number) else {
             throw APIError.validation("\(field) must be a number within \(range.lowerBound)…\(range.upperBound)", field: field)
         }
-        return number.doubleValue
-    }
-
-    /// JSON `true`/`false` arrive as NSNumbers of type "c" (char); they are not numbers here.
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
+        return number
     }
 }

@@ -13,9 +13,9 @@ import ServiceLifecycle
 /// the blob store, the URL signer and the metrics — and builds the router:
 ///
 /// - public: `/health`, `/metrics`, `/openapi.yaml`, signed `/results/…`;
-/// - authenticated, rate-limited: `/v1/jobs…`, `/api/generateCaption` (its own limit), and
-///   Mondrian's routes at the root (docs/contracts.md §2); Mondrian's images (`/advisor_image/…`,
-///   `/image/source/<signed name>`) are public.
+/// - authenticated, rate-limited: `/v1/jobs…`, `/v1/search`, `/v1/documents…`;
+/// - the apps' facades the executable adds (``APIApp``: AtelierApps' caption route and Mondrian's
+///   root routes), with the same shared parts.
 public final class APIServer: Sendable {
     public let configuration: APIConfiguration
     public let queue: JobQueue
@@ -24,16 +24,31 @@ public final class APIServer: Sendable {
     public let signer: URLSigner
     public let metrics: APIMetrics
     public let publicBase: PublicBaseURL
-    let authenticator: Authenticator
+    package let authenticator: Authenticator
     let cache: JobViewCache
-    let hub: EventHub
+    package let hub: EventHub
     let kinds: JobKindCatalog
     let logger: Logger
-    /// The embedding model for `/v1/search` (nil: search answers 503 naming ATELIER_MODEL_DIR).
-    let encoder: MiniLMEncoder?
+    /// The embedding model for search and indexing (nil: search answers 503 naming ATELIER_MODEL_DIR).
+    package let encoder: MiniLMEncoder?
+    /// The one way jobs are made (``JobIntake``), for every route that makes them.
+    package let intake: JobIntake
+    /// Search by meaning, for every route that offers it.
+    package let search: SearchService
+    /// `ATELIER_RATE_LIMIT`, one budget per caller across the routes it guards (nil: off).
+    let limiter: RateLimiter?
+    /// The apps' facades served beside the core API.
+    let apps: [any APIApp]
 
-    public init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
-                blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger) throws {
+    public convenience init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
+                            blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger) throws {
+        try self.init(configuration: configuration, queue: queue, kinds: kinds, blobs: blobs, encoder: encoder, logger: logger, apps: [])
+    }
+
+    /// A server that also serves `apps` (the executable passes AtelierApps' facades).
+    package init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
+                 blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger, apps: [any APIApp]) throws {
+        self.apps = apps
         self.configuration = configuration
         self.encoder = encoder
         self.queue = queue
@@ -50,6 +65,11 @@ public final class APIServer: Sendable {
             addressLimiter: configuration.unauthenticatedRateLimitPerMinute > 0
                 ? RateLimiter(perMinute: configuration.unauthenticatedRateLimitPerMinute) : nil)
         self.cache = JobViewCache(notifier: notifier)
+        self.intake = JobIntake(queue: queue, blobs: self.blobs, kinds: kinds, imageLimits: configuration.imageLimits,
+                                quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
+                                                    maxStoredBytes: configuration.maxStoredBytesPerOwner))
+        self.search = SearchService(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
+        self.limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
         self.hub = EventHub(notifier: notifier, limits: .init(streams: configuration.maxStreams,
                                                               streamsPerOwner: configuration.maxStreamsPerOwner))
     }
@@ -64,45 +84,30 @@ public final class APIServer: Sendable {
         MetricsController(metrics: metrics, queue: queue).register(on: router)
         OpenAPIController(base: publicBase, kinds: kinds).register(on: router)
 
-        let limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
         let results = router.group()
         if let limiter { results.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         ResultsController(blobs: blobs, signer: signer).register(on: results)
 
-        let intake = JobIntake(queue: queue, blobs: blobs, kinds: kinds, imageLimits: configuration.imageLimits,
-                               quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
-                                                   maxStoredBytes: configuration.maxStoredBytesPerOwner))
-        GenerateCaptionController(
-            queue: queue, intake: intake, hub: hub, blobs: blobs, authenticator: authenticator,
-            limiter: configuration.captionRateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.captionRateLimitPerMinute) : nil,
-            timeout: configuration.captionTimeout).register(on: router)
-
-        // Authentication first: the rate limit is keyed on the proven token, never on one that
-        // was only presented (unproven requests are limited per address inside AuthMiddleware).
-        let v1 = router.group("v1")
-        v1.add(middleware: AuthMiddleware(authenticator: authenticator))
-        if let limiter { v1.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        let v1 = authenticatedGroup(router.group("v1"))
         JobsController(queue: queue, intake: intake, cache: cache, hub: hub,
                        signer: signer, configuration: configuration, base: publicBase).register(on: v1)
-        let search = SearchController(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
-        search.register(on: v1)
-        DocumentsController(queue: queue, documents: DocumentStore(client: queue.client, logger: logger),
-                            vectors: VectorStore(client: queue.client, logger: logger), encoder: encoder).register(on: v1)
+        SearchController(service: search).register(on: v1)
+        DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger), searchService: search).register(on: v1)
 
-        // Mondrian's routes (docs/contracts.md §2) at the root, as its app calls them, with its token header.
-        let mondrian = router.group()
-        mondrian.add(middleware: AuthMiddleware(authenticator: authenticator))
-        if let limiter { mondrian.add(middleware: RateLimitMiddleware(limiter: limiter)) }
-        MondrianUploadController(queue: queue, intake: intake, signer: signer, base: publicBase,
-                                 maxUploadBytes: configuration.maxUploadBytes).register(on: mondrian)
-        MondrianJobsController(queue: queue, hub: hub, blobs: blobs).register(on: mondrian)
-        MondrianIndexController(queue: queue, waiter: JobCompletionWaiter(queue: queue, hub: hub), kinds: kinds, signer: signer,
-                                encoder: encoder, timeout: configuration.captionTimeout).register(on: mondrian)
-        MondrianSearchController(search: search).register(on: mondrian)
-        AdvisorsController(base: publicBase).register(list: mondrian, pictures: router)
-        MondrianSourceImageController(queue: queue, blobs: blobs, signer: signer).register(on: router)
-        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.path.description, $0.method.rawValue) }))
+        for app in apps { try app.register(on: router, server: self) }
+        router.add(middleware: MethodNotAllowedMiddleware(
+            routes: router.routes.map { ($0.path.description, $0.method.rawValue) },
+            ownAnswers: apps.reduce(into: [:]) { answers, app in answers.merge(app.ownMethodNotAllowed) { first, _ in first } }))
         return router
+    }
+
+    /// `group` behind authentication, then the rate limit: the limit is keyed on the proven
+    /// token, never on one that was only presented (unproven requests are limited per address
+    /// inside AuthMiddleware). The same budget as every other authenticated route.
+    package func authenticatedGroup(_ group: RouterGroup<APIRequestContext>) -> RouterGroup<APIRequestContext> {
+        group.add(middleware: AuthMiddleware(authenticator: authenticator))
+        if let limiter { group.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        return group
     }
 
     /// The application and the background services it needs (pool, listener, SSE ticks), plus

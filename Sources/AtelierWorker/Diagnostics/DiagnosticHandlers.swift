@@ -1,3 +1,4 @@
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -58,7 +59,7 @@ public struct ExecutionLog: Sendable {
 
 /// `noop`: succeeds at once with `{}`. Payload ignored.
 struct NoopHandler: JobHandler {
-    let kind = "noop"
+    let kind = NoopJob.kind
     let log: ExecutionLog?
 
     func run(_ context: JobContext) async throws -> JobResult {
@@ -69,53 +70,38 @@ struct NoopHandler: JobHandler {
 
 /// `sleep`: `{"ms": 250}` waits that long, checking for cancellation; result `{"slept_ms": N}`.
 struct SleepHandler: JobHandler {
-    let kind = "sleep"
+    let kind = SleepJob.kind
     let log: ExecutionLog?
-
-    struct Payload: Decodable {
-        var ms: Int
-    }
-
-    struct Result: Encodable {
-        var slept_ms: Int
-    }
 
     func run(_ context: JobContext) async throws -> JobResult {
         log?.record(context.job)
-        let payload = try context.payload(as: Payload.self)
-        guard (0...3_600_000).contains(payload.ms) else { throw JobFailure.permanent("ms must be between 0 and 3600000") }
-        let steps = max(1, payload.ms / 100)
+        let ms = try context.payload(as: SleepJob.Payload.self).duration()
+        let steps = max(1, ms / 100)
         for step in 1...steps {
-            try await Task.sleep(for: .milliseconds(payload.ms / steps))
+            try await Task.sleep(for: .milliseconds(ms / steps))
             try context.checkCancellation()
             if steps >= 10 && step % (steps / 10) == 0 {
                 try await context.progress(step * 100 / steps, step: "sleeping")
             }
         }
-        return try .encode(Result(slept_ms: payload.ms))
+        return try .encode(SleepJob.Result(sleptMs: ms))
     }
 }
 
 /// `fail`: `{"message": "…", "permanent": false, "succeed_on_attempt": 3}` fails with that message
 /// (permanently or not) until `succeed_on_attempt`, if given.
 struct FailHandler: JobHandler {
-    let kind = "fail"
+    let kind = FailJob.kind
     let log: ExecutionLog?
     var retryPolicy: RetryPolicy {
         RetryPolicy(base: .milliseconds(200), factor: 2, maxDelay: .seconds(5), jitter: 0.25)
     }
 
-    struct Payload: Decodable {
-        var message: String?
-        var permanent: Bool?
-        var succeed_on_attempt: Int?
-    }
-
     func run(_ context: JobContext) async throws -> JobResult {
         log?.record(context.job)
-        let payload = try context.payload(as: Payload.self)
-        if let success = payload.succeed_on_attempt, context.job.attempt >= success {
-            return try .encode(["succeeded_on_attempt": context.job.attempt])
+        let payload = try context.payload(as: FailJob.Payload.self)
+        if let success = payload.succeedOnAttempt, context.job.attempt >= success {
+            return try .encode(FailJob.Result(succeededOnAttempt: context.job.attempt))
         }
         let message = payload.message ?? "failed on purpose"
         throw payload.permanent == true ? JobFailure.permanent(message) : JobFailure.transient(message)

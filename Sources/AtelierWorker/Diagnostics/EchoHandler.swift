@@ -1,3 +1,4 @@
+import AtelierJobs
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -6,26 +7,13 @@ import Foundation
 /// exercises the whole blob path — upload, input blob, worker, result blob, pre-signed URL —
 /// without any image processing.
 struct EchoHandler: JobHandler {
-    let kind = "echo"
+    let kind = EchoJob.kind
     let blobs: any BlobStore
     let log: ExecutionLog?
 
-    struct Payload: Decodable {
-        struct Input: Decodable {
-            var blob: String
-        }
-        var input: Input
-    }
-
-    struct Result: Encodable {
-        var result_blob: String
-        var bytes: Int
-        var content_type: String
-    }
-
     func run(_ context: JobContext) async throws -> JobResult {
         log?.record(context.job)
-        let payload = try context.payload(as: Payload.self)
+        let payload = try context.payload(as: EchoJob.Payload.self)
         let input: BlobKey
         do {
             input = try BlobKey(payload.input.blob)
@@ -41,6 +29,6 @@ struct EchoHandler: JobHandler {
         try context.checkCancellation()
         let output = BlobKey.jobResult(context.job.id, fileExtension: input.fileExtension.isEmpty ? "bin" : input.fileExtension)
         let info = try await blobs.put(data, at: output)
-        return try .encode(Result(result_blob: output.path, bytes: info.size, content_type: info.contentType))
+        return try .encode(EchoJob.Result(resultBlob: output.path, bytes: info.size, contentType: info.contentType))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AtelierAPI
+import AtelierApps
 import AtelierDatabase
 import AtelierQueue
 import Foundation
@@ -32,7 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await JobQueue.checkReachable(url, logger: logger)
             let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
             let server = try APIServer(configuration: configuration, queue: queue, kinds: try BuiltInKinds.catalog(settings: settings),
-                                       encoder: try settings.embeddingModel(), logger: logger)
+                                       encoder: try settings.embeddingModel(), logger: logger, apps: Apps.all)
             try await APIRunner.requireSchema(url: url, logger: logger)
             server.announce()
             let app = try server.makeApplication()

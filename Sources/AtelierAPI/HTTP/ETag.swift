@@ -1,0 +1,27 @@
+import Foundation
+
+/// Strong ETags from a 64-bit FNV-1a hash of the body.
+package enum ETag {
+    package static func of(_ data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        data.withUnsafeBytes { raw in
+            for byte in raw {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+        }
+        let hex = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
+    }
+
+    /// `If-None-Match` may list several tags, or `*`; weak comparison as RFC 9110 §13.1.2 says.
+    package static func matches(_ header: String, _ etag: String) -> Bool {
+        if header == etag { return true }   // what a poller sends back, as it was given
+        if HeaderText.trimmed(header) == "*" { return true }
+        return header.split(separator: ",").contains { candidate in
+            var tag = HeaderText.trimmed(candidate)
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            return tag == etag
+        }
+    }
+}

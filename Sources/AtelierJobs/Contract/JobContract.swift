@@ -1,0 +1,24 @@
+/// One job kind's contract between the API that accepts it and the handler that runs it: the
+/// kind's name, whether a request carries an image, and how a request's options become the
+/// typed ``Payload`` that is stored with the job and decoded by the handler. Each kind also
+/// defines its `Result`, the JSON its handler leaves (read back by views and the apps' routes).
+///
+/// Adding a kind: a file here with its `Payload`, `Result` and checks; a `JobHandler` in
+/// AtelierHandlers that decodes the payload; the kind in the API's catalog.
+public protocol JobContract: Sendable {
+    associatedtype Payload: Codable & Sendable
+
+    /// The kind's name, e.g. `stylize`.
+    static var kind: String { get }
+    /// Whether a request must, may or must not bring an image.
+    static var image: ImageRule { get }
+
+    /// A request's options checked and turned into the payload the job runs with; `input` is the
+    /// uploaded image (already checked and about to be stored), if the request brought one.
+    func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload
+}
+
+/// Whether a job kind's requests bring an image.
+public enum ImageRule: Sendable {
+    case required, optional, none
+}

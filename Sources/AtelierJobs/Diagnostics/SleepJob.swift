@@ -1,0 +1,43 @@
+/// `sleep` (diagnostic): `{"ms": 250}` waits that long, checking for cancellation, and answers
+/// `{"slept_ms": 250}`. It holds a worker slot for up to an hour.
+public struct SleepJob: JobContract {
+    public static let kind = "sleep"
+    public static let image = ImageRule.optional
+
+    public init() {}
+
+    public static let maxMilliseconds = 3_600_000
+
+    public struct Payload: Codable, Sendable, Equatable {
+        public var ms: Int
+        public var input: BlobInput?
+
+        public init(ms: Int, input: BlobInput? = nil) {
+            (self.ms, self.input) = (ms, input)
+        }
+
+        /// The wait, checked as the API checked it.
+        public func duration() throws(JobOptionsError) -> Int {
+            try SleepJob.milliseconds(.integer(Int64(ms)))
+        }
+    }
+
+    public struct Result: Codable, Sendable, Equatable {
+        public var sleptMs: Int
+
+        public init(sleptMs: Int) { self.sleptMs = sleptMs }
+
+        enum CodingKeys: String, CodingKey { case sleptMs = "slept_ms" }
+    }
+
+    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+        Payload(ms: try Self.milliseconds(options["ms"]), input: input)
+    }
+
+    static func milliseconds(_ value: JSONValue?) throws(JobOptionsError) -> Int {
+        guard let ms = value?.integer, (0...maxMilliseconds).contains(ms) else {
+            throw JobOptionsError(field: "options.ms", message: "options.ms must be a whole number of milliseconds in 0…\(maxMilliseconds)")
+        }
+        return ms
+    }
+}

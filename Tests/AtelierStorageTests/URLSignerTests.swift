@@ -1,0 +1,23 @@
+import AtelierStorage
+import Foundation
+import XCTest
+
+/// Pre-signed URLs: what a signature accepts.
+final class URLSignerTests: XCTestCase {
+    /// Base64's last character of a 32-byte MAC carries 2 unused bits: four spellings decode to
+    /// the same bytes. Only the canonical one is valid (the tampered-URL test was flaky for it).
+    func testOnlyTheCanonicalSignatureSpellingIsValid() throws {
+        let signer = try URLSigner(secret: String(repeating: "s3cr3t-", count: 6))
+        let key = BlobKey.jobResult(UUID(), fileExtension: "png")
+        let expires = Int(Date().timeIntervalSince1970) + 600
+        let signature = signer.signature(for: key, expires: expires)
+        XCTAssertEqual(signer.verify(key: key, expires: expires, signature: signature), .valid)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try XCTUnwrap(alphabet.firstIndex(of: try XCTUnwrap(signature.last)))
+        for sibling in (last & ~3)...(last | 3) where sibling != last {
+            let spelled = String(signature.dropLast()) + String(alphabet[sibling])
+            XCTAssertEqual(Base64URL.decode(spelled), Base64URL.decode(signature), "same bytes")
+            XCTAssertEqual(signer.verify(key: key, expires: expires, signature: spelled), .invalid, spelled)
+        }
+    }
+}
