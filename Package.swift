@@ -23,12 +23,13 @@ import PackageDescription
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
 //   AtelierQueue      → AtelierDatabase
 //   AtelierDatabase   → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
-//   AtelierSearch, AtelierStorage: none of ours
+//   AtelierSearch, AtelierStorage: none of ours (AtelierStorage: its S3 store speaks HTTP through AsyncHTTPClient)
 //
 // Tests mirror the targets (AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests, AtelierJobsTests,
 // AtelierHandlersTests, AtelierAPITests, AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests,
 // AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierCLITests for the `atelier` binary);
-// AtelierTestSupport → AtelierQueue, AtelierDatabase (a database per test, the binary as a process);
+// AtelierTestSupport → AtelierQueue, AtelierDatabase, AtelierStorage (a database and an object-store prefix per
+// test, the binary as a process);
 // AtelierAPITestSupport → the server with every route and a worker; each test target declares what it imports.
 let package = Package(
     name: "Atelier",
@@ -54,7 +55,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // The OpenAI-compatible vision provider's client (and the tests' client over loopback);
+        // The OpenAI-compatible vision provider's and the S3 blob store's client (and the tests'
+        // client over loopback);
         // a YAML parser for the OpenAPI check (tests only).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
@@ -127,11 +129,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        // Blobs: the BlobStore protocol, the local-directory store, pre-signed URL signing.
+        // Blobs: the BlobStore protocol, the local-directory store, the S3-compatible store (AWS
+        // Signature V4, our own, over AsyncHTTPClient), pre-signed URL signing.
         .target(
             name: "AtelierStorage",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The job kinds' contracts: one file per kind with its Payload, Result and checks, shared by
@@ -237,12 +244,14 @@ let package = Package(
             ]
         ),
         // Shared by the test targets: a fresh migrated database per test on the PostgreSQL of
-        // ./ops/test, a real `atelier` process, and a server replaying the OpenAI chat-completions protocol.
+        // ./ops/test, an S3 blob store per test on its SeaweedFS, a real `atelier` process, and a
+        // server replaying the OpenAI chat-completions protocol.
         .target(
             name: "AtelierTestSupport",
             dependencies: [
                 "AtelierQueue",
                 "AtelierDatabase",
+                "AtelierStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -307,9 +316,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // One blob-store suite run against both stores (a directory, and the SeaweedFS of ./ops/test),
+        // the signer against botocore's fixtures, what only the S3 store does.
         .testTarget(
             name: "AtelierStorageTests",
-            dependencies: ["AtelierStorage"]
+            dependencies: [
+                "AtelierStorage",
+                "AtelierTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures"]
         ),
         // Shared by the HTTP test targets: the real server (core routes and the apps'), an
         // in-process worker with the real handlers, a real HTTP client, SSE and raw-socket readers.
@@ -360,10 +377,12 @@ let package = Package(
                 "AtelierAPI",
                 "AtelierAPITestSupport",
                 "AtelierQueue",
+                "AtelierStorage",
                 "AtelierTestSupport",
                 "AtelierImaging",
                 "AtelierEmbeddings",
                 "AtelierVision",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),

@@ -19,11 +19,14 @@ import XCTest
 
 /// A real API on a loopback port — the core routes and the apps' (as `atelier serve` composes
 /// them) — against the test's own database, an in-process worker with the
-/// diagnostic handlers (echo included) sharing a temporary blob directory, and a real HTTP client.
+/// diagnostic handlers (echo included) sharing a temporary blob directory (or another store a
+/// subclass makes), and a real HTTP client.
 open class APITestCase: DatabaseTestCase {
     package var baseURL = ""
     package var blobRoot: URL!
     package var server: APIServer!
+    /// The store the API and the worker share (``makeBlobStore(directory:)``).
+    package var blobs: (any BlobStore)!
     package var http: HTTPClient!
     package var token = ""
     private var serviceTask: Task<Void, any Error>?
@@ -41,6 +44,11 @@ open class APITestCase: DatabaseTestCase {
     /// Override to change the server's settings before it starts.
     open func configure(_ configuration: inout APIConfiguration) {}
 
+    /// Override to run on another blob store (the S3 tests give the SeaweedFS of ./ops/test).
+    open func makeBlobStore(directory: URL) throws -> any BlobStore {
+        try LocalBlobStore(root: directory)
+    }
+
     open override func setUp() async throws {
         try await super.setUp()
         blobRoot = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-api-test-\(UUID().uuidString)")
@@ -54,7 +62,8 @@ open class APITestCase: DatabaseTestCase {
         configure(&configuration)
         var logger = Logger(label: "api-test")
         logger.logLevel = .error
-        let blobs = try LocalBlobStore(root: configuration.blobDirectory)
+        let blobs = try makeBlobStore(directory: configuration.blobDirectory)
+        self.blobs = blobs
         // The API runs its own pool (as in production); the worker shares the test database's.
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
@@ -92,6 +101,7 @@ open class APITestCase: DatabaseTestCase {
         await group?.triggerGracefulShutdown()
         _ = try? await serviceTask?.value
         if let blobRoot { try? FileManager.default.removeItem(at: blobRoot) }
+        if let store = blobs as? S3BlobStore { await TestObjectStore.clean(store) }
         try await super.tearDown()
     }
 

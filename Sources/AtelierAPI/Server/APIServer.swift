@@ -10,7 +10,7 @@ import ServiceLifecycle
 
 /// `atelier serve`: the HTTP front. Owns the pieces one API process shares — the connection
 /// pool, the one LISTEN connection (job events for SSE and the job cache, token revocations),
-/// the blob store, the URL signer and the metrics — and builds the router:
+/// the blob store, the URL signer and download links, and the metrics — and builds the router:
 ///
 /// - public: `/health`, `/metrics`, `/openapi.yaml`, signed `/results/…`;
 /// - authenticated, rate-limited: `/v1/jobs…`, `/v1/search`, `/v1/documents…`;
@@ -22,6 +22,8 @@ public final class APIServer: Sendable {
     public let notifier: Notifier
     public let blobs: any BlobStore
     public let signer: URLSigner
+    /// Where clients download results: pre-signed on the object store (s3), or `/results/…` here.
+    public let links: DownloadLinks
     public let metrics: APIMetrics
     public let publicBase: PublicBaseURL
     package let authenticator: Authenticator
@@ -56,6 +58,7 @@ public final class APIServer: Sendable {
         self.logger = logger
         self.blobs = try blobs ?? LocalBlobStore(root: configuration.blobDirectory)
         self.signer = try URLSigner(secret: configuration.signingSecret, lifetime: configuration.resultURLLifetime)
+        self.links = DownloadLinks(signer: signer, blobs: self.blobs)
         self.notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
                                  logger: logger)
         self.metrics = APIMetrics()
@@ -90,7 +93,7 @@ public final class APIServer: Sendable {
 
         let v1 = authenticatedGroup(router.group("v1"))
         JobsController(queue: queue, intake: intake, cache: cache, hub: hub,
-                       signer: signer, configuration: configuration, base: publicBase).register(on: v1)
+                       links: links, configuration: configuration, base: publicBase).register(on: v1)
         SearchController(service: search).register(on: v1)
         DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger), searchService: search).register(on: v1)
 

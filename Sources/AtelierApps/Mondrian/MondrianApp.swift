@@ -16,6 +16,6 @@ struct MondrianApp: APIApp {
                                 encoder: server.encoder, timeout: server.configuration.captionTimeout).register(on: mondrian)
         MondrianSearchController(service: server.search).register(on: mondrian)
         AdvisorsController(base: base).register(list: mondrian, pictures: router)
-        MondrianSourceImageController(queue: queue, blobs: blobs, signer: signer).register(on: router)
+        MondrianSourceImageController(queue: queue, blobs: blobs, signer: signer, links: server.links).register(on: router)
     }
 }

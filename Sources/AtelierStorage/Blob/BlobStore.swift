@@ -11,7 +11,8 @@ public struct BlobInfo: Sendable, Equatable {
 }
 
 /// Where input images and results live. Writes are atomic: a reader sees the whole blob or none.
-/// The local-directory store is the default; an S3-compatible store fits the same protocol.
+/// The local-directory store is the default; ``S3BlobStore`` keeps them in an S3-compatible
+/// object store, for API and worker processes on several machines.
 public protocol BlobStore: Sendable {
     /// Stores `data` under `key`, replacing any blob already there.
     @discardableResult
@@ -33,9 +34,15 @@ public protocol BlobStore: Sendable {
     /// Removes what writes that never finished left behind (a process killed mid-write) and
     /// that is older than `cutoff`. Returns how many were removed.
     func removeAbandonedWrites(olderThan cutoff: Date) async throws(StorageError) -> Int
+    /// A URL clients can GET the blob from straight off the store, with no credential, valid
+    /// from `issued` for `lifetime` seconds; nil when the store hands out no such URLs (the
+    /// local store: the API serves `/results/…`, signed by ``URLSigner``). See ``DownloadLinks``.
+    func presignedURL(for key: BlobKey, issued: Date, lifetime: Int) -> String?
 }
 
 extension BlobStore {
+    public func presignedURL(for key: BlobKey, issued: Date, lifetime: Int) -> String? { nil }
+
     public func read(_ key: BlobKey) async throws(StorageError) -> Data {
         try await read(key, range: nil)
     }

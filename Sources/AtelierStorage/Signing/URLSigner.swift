@@ -30,6 +30,14 @@ public struct URLSigner: Sendable {
         return (issued / window) * window + Int(lifetime.components.seconds)
     }
 
+    /// When a URL issued `now` counts as issued: the start of its window, so every URL of one
+    /// window is the same (``expiry(now:)`` is this plus the lifetime).
+    public func issued(now: Date = Date()) -> Date {
+        Date(timeIntervalSince1970: Double(expiry(now: now) - lifetimeSeconds))
+    }
+
+    public var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
+
     public func signature(for key: BlobKey, expires: Int) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data(Self.message(key, expires).utf8), using: self.key)
         return Base64URL.encode(Data(mac))

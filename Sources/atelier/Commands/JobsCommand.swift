@@ -204,7 +204,7 @@ struct JobsCommand: AsyncParsableCommand {
             let age: Duration
             do { age = try DurationText.parse(olderThan) } catch { throw fail(error) }
             let olderThan = self.olderThan
-            let blobs: LocalBlobStore
+            let blobs: any BlobStore
             do { blobs = try Settings().blobStore() } catch { throw fail(error) }
             try await withQueue(database) { queue in
                 let purged = try await JobPurger(queue: queue, blobs: blobs, logger: Logger(label: "atelier.purge"))

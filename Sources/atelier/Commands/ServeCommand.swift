@@ -12,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the HTTP API. SIGTERM/SIGINT stop accepting, finish in-flight requests, exit 0.",
         discussion: """
-            Environment: ATELIER_LISTEN (127.0.0.1:8080), ATELIER_PUBLIC_URL, ATELIER_DATA_DIR, ATELIER_SIGNING_SECRET
+            Environment: ATELIER_LISTEN (127.0.0.1:8080), ATELIER_PUBLIC_URL, ATELIER_DATA_DIR, ATELIER_BLOB_STORE (local | s3,
+            with ATELIER_S3_*), ATELIER_SIGNING_SECRET
             (required), ATELIER_RESULT_URL_TTL (1h), ATELIER_MAX_UPLOAD_BYTES (25 MiB), ATELIER_RATE_LIMIT (1200/min per
             client, 0 = off), ATELIER_OPEN_ACCESS (false), ATELIER_SSE_KEEPALIVE (15s), ATELIER_ACCESS_LOG (true).
             """)
@@ -33,7 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
             try await JobQueue.checkReachable(url, logger: logger)
             let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
             let server = try APIServer(configuration: configuration, queue: queue, kinds: try BuiltInKinds.catalog(settings: settings),
-                                       encoder: try settings.embeddingModel(), logger: logger, apps: Apps.all)
+                                       blobs: try settings.blobStore(), encoder: try settings.embeddingModel(), logger: logger,
+                                       apps: Apps.all)
             try await APIRunner.requireSchema(url: url, logger: logger)
             server.announce()
             let app = try server.makeApplication()

@@ -17,7 +17,8 @@ struct WorkCommand: AsyncParsableCommand {
             ATELIER_LEASE, ATELIER_HEARTBEAT_INTERVAL, ATELIER_POLL_INTERVAL, ATELIER_RESCUE_INTERVAL,
             ATELIER_DRAIN_TIMEOUT, ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever),
             ATELIER_CRASH_LIMIT (5), ATELIER_ORPHAN_GRACE (1h; 0 turns the orphan sweep off),
-            ATELIER_SWEEP_INTERVAL (10m), ATELIER_DATA_DIR (blobs for image jobs).
+            ATELIER_SWEEP_INTERVAL (10m), ATELIER_DATA_DIR (blobs for image jobs),
+            ATELIER_BLOB_STORE (local | s3, with ATELIER_S3_*).
             """)
 
     @OptionGroup var database: DatabaseOptions

@@ -25,15 +25,6 @@ extension Settings {
         URL(fileURLWithPath: string("ATELIER_DATA_DIR") ?? ".atelier/data", isDirectory: true).standardizedFileURL
     }
 
-    /// The local blob store under `ATELIER_DATA_DIR/blobs`.
-    func blobStore() throws -> LocalBlobStore {
-        do {
-            return try LocalBlobStore(root: dataDirectory.appendingPathComponent("blobs", isDirectory: true))
-        } catch {
-            throw ConfigurationError(error.message)
-        }
-    }
-
     /// The API's settings; flags (non-nil arguments) win over the environment.
     func apiConfiguration(listen: String? = nil, publicURL: String? = nil, openAccess: Bool = false) throws -> APIConfiguration {
         var configuration = APIConfiguration()
@@ -62,6 +53,10 @@ extension Settings {
         configuration.resultURLLifetime = try duration("ATELIER_RESULT_URL_TTL") ?? configuration.resultURLLifetime
         guard configuration.resultURLLifetime >= .seconds(60) else {
             throw ConfigurationError("ATELIER_RESULT_URL_TTL must be at least 60s")
+        }
+        if try blobStoreKind() == .s3, configuration.resultURLLifetime > .seconds(QueryPresigner.maximumExpiry) {
+            throw ConfigurationError("ATELIER_RESULT_URL_TTL must be at most 7d with ATELIER_BLOB_STORE=s3 "
+                + "(a pre-signed S3 URL lives 7 days at most)")
         }
         if let bytes = try int("ATELIER_MAX_UPLOAD_BYTES") {
             guard bytes >= 1024 else { throw ConfigurationError("ATELIER_MAX_UPLOAD_BYTES must be at least 1024") }
