@@ -28,6 +28,7 @@ import PackageDescription
 // Tests mirror the targets (AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests, AtelierJobsTests,
 // AtelierHandlersTests, AtelierAPITests, AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests,
 // AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierCLITests for the `atelier` binary);
+// AtelierExamples: runnable documentation, one task a user or an engineer does per file (README "Examples");
 // AtelierTestSupport → AtelierQueue, AtelierDatabase (a database per test, the binary as a process);
 // AtelierAPITestSupport → the server with every route and a worker; each test target declares what it imports.
 let package = Package(
@@ -375,6 +376,26 @@ let package = Package(
                 "AtelierTestSupport",
                 "AtelierImaging",
                 "AtelierVision",
+            ]
+        ),
+        // Runnable documentation, one task per file (README "Examples"): each example runs against the
+        // real server, worker and database, e.g. ./ops/test --filter AtelierExamples.CancelARunningJob
+        .testTarget(
+            name: "AtelierExamples",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierAPITestSupport",
+                "AtelierJobs",
+                "AtelierQueue",
+                "AtelierWorker",
+                "AtelierStorage",
+                "AtelierImaging",
+                "AtelierEmbeddings",
+                "AtelierTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ]
