@@ -139,17 +139,13 @@ public struct StylizeJob: JobContract {
 
     static let styleList = StyleID.allCases.map(\.rawValue).joined(separator: ", ")
 
-    /// `style_id`: one of the styles, and one this build renders.
+    /// `style_id`: one of the styles.
     static func style(_ value: JSONValue?) throws(JobOptionsError) -> StyleID {
         guard let value else {
             throw JobOptionsError(field: "style_id", message: "style_id is required: one of \(styleList)")
         }
         guard let name = value.string, let style = StyleID(rawValue: name) else {
             throw JobOptionsError(field: "style_id", message: "unknown style_id '\(value.summary.prefix(40))'; one of \(styleList)")
-        }
-        guard style.isAvailable else {
-            throw JobOptionsError(field: "style_id", message: "style '\(style.rawValue)' is not available in this build yet; available: "
-                                      + StyleID.available.map(\.rawValue).joined(separator: ", "))
         }
         return style
     }
