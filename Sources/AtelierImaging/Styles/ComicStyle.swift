@@ -21,7 +21,7 @@ public struct ComicStyle: Sendable {
     }
 
     public func apply(_ image: PixelBuffer) -> PixelBuffer {
-        let rgb = image.channels == 4 ? image.droppingAlpha() : (image.channels == 1 ? image.expandedToRGB() : image)
+        let rgb = image.convertedToRGB()
         let (w, h) = (rgb.width, rgb.height)
         let scale = max(0.25, Float(max(w, h)) / 1024)
         // Half size feeds the ink, a quarter the colour.
