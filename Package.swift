@@ -11,8 +11,8 @@ import PackageDescription
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
 //   AtelierApps       → AtelierAPI, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
-//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
-//                       AtelierEmbeddings, AtelierVision, AtelierHashing (the core /v1 API)
+//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing (the core /v1 API)
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
 //   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierDatabase, AtelierStorage
@@ -182,6 +182,7 @@ let package = Package(
             dependencies: [
                 "AtelierJobs",
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierStorage",
                 "AtelierImaging",
                 "AtelierSearch",
