@@ -17,6 +17,12 @@ public struct StyleParameters: Sendable, Equatable {
     public static let names = ["intensity", "eyes", "nose", "mouth", "jaw"]
 }
 
+extension PixelBuffer {
+    /// The image's long side ÷ 1024, at least 0.25: every style sizes its kernels (blur radii,
+    /// halftone cells, stroke widths) by it, so a 4000 px photo and a 1000 px one get the same look.
+    var styleScale: Float { max(0.25, Float(max(width, height)) / 1024) }
+}
+
 public enum Stylizer {
     /// Renders `image` in `style` (every style has its kernel: a case without one does not compile).
     public static func render(_ image: PixelBuffer, style: StyleID, parameters: StyleParameters) -> PixelBuffer {
