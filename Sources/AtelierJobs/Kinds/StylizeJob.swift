@@ -30,9 +30,9 @@ public struct StylizeJob: JobContract {
             let style = try StylizeJob.style(.string(styleID))
             var parameters = StyleParameters()
             if let params {
-                for (name, value) in params.values {
-                    guard let value else { continue }
-                    parameters[name] = try StylizeJob.parameter(name, .number(value))
+                for field in StylizeJob.parameterFields {
+                    guard let value = params[keyPath: field.sent] else { continue }
+                    parameters[keyPath: field.used] = try StylizeJob.parameter(field.name, .number(value))
                 }
             }
             var distortions: [Distortion] = []
@@ -55,25 +55,13 @@ public struct StylizeJob: JobContract {
         public init(intensity: Double? = nil, eyes: Double? = nil, nose: Double? = nil, mouth: Double? = nil, jaw: Double? = nil) {
             (self.intensity, self.eyes, self.nose, self.mouth, self.jaw) = (intensity, eyes, nose, mouth, jaw)
         }
+    }
 
-        /// Name and value, in ``StyleParameters/names`` order.
-        var values: [(String, Double?)] {
-            [("intensity", intensity), ("eyes", eyes), ("nose", nose), ("mouth", mouth), ("jaw", jaw)]
-        }
-
-        subscript(name: String) -> Double? {
-            get { values.first { $0.0 == name }?.1 ?? nil }
-            set {
-                switch name {
-                case "intensity": intensity = newValue
-                case "eyes": eyes = newValue
-                case "nose": nose = newValue
-                case "mouth": mouth = newValue
-                case "jaw": jaw = newValue
-                default: break
-                }
-            }
-        }
+    /// Each tunable parameter, in ``StyleParameters/names`` order: its name, where a request's
+    /// ``Params`` keep it, and the ``StyleParameters`` field it sets.
+    static var parameterFields: [(name: String, sent: WritableKeyPath<Params, Double?>, used: WritableKeyPath<StyleParameters, Double>)] {
+        [("intensity", \.intensity, \.intensity), ("eyes", \.eyes, \.eyes), ("nose", \.nose, \.nose),
+         ("mouth", \.mouth, \.mouth), ("jaw", \.jaw, \.jaw)]
     }
 
     public enum Output: String, Codable, Sendable {
@@ -117,9 +105,9 @@ public struct StylizeJob: JobContract {
                 throw JobOptionsError(field: "params", message: "params must be a JSON object like {\"intensity\": 0.5}")
             }
             var chosen = Params()
-            for name in StyleParameters.names {
-                guard let raw = object[name] else { continue }
-                chosen[name] = try Self.parameter(name, raw)
+            for field in Self.parameterFields {
+                guard let raw = object[field.name] else { continue }
+                chosen[keyPath: field.sent] = try Self.parameter(field.name, raw)
             }
             params = chosen
         }
@@ -156,30 +144,5 @@ public struct StylizeJob: JobContract {
             throw JobOptionsError(field: "params.\(name)", message: "params.\(name) must be a number within 0…1")
         }
         return number
-    }
-}
-
-extension StyleParameters {
-    /// The parameter called `name` (one of ``names``).
-    subscript(name: String) -> Double {
-        get {
-            switch name {
-            case "eyes": eyes
-            case "nose": nose
-            case "mouth": mouth
-            case "jaw": jaw
-            default: intensity
-            }
-        }
-        set {
-            switch name {
-            case "intensity": intensity = newValue
-            case "eyes": eyes = newValue
-            case "nose": nose = newValue
-            case "mouth": mouth = newValue
-            case "jaw": jaw = newValue
-            default: break
-            }
-        }
     }
 }
