@@ -18,6 +18,19 @@ public protocol JobContract: Sendable {
     func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload
 }
 
+extension JobContract {
+    /// `input`, for a kind whose requests must bring an image; without one, the error "a(n) <kind>
+    /// job needs an image". The intake refuses such a request first: this keeps a payload made
+    /// any other way from going without its image.
+    func requireImage(_ input: BlobInput?) throws(JobOptionsError) -> BlobInput {
+        guard let input else {
+            let article = Self.kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+            throw JobOptionsError(field: "image", message: "\(article) \(Self.kind) job needs an image")
+        }
+        return input
+    }
+}
+
 /// Whether a job kind's requests bring an image.
 public enum ImageRule: Sendable {
     case required, optional, none

@@ -27,7 +27,6 @@ public struct EchoJob: JobContract {
     }
 
     public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "an echo job needs an image") }
-        return Payload(input: input)
+        Payload(input: try requireImage(input))
     }
 }

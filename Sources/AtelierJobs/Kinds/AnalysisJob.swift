@@ -90,7 +90,7 @@ public struct AnalysisJob: JobContract {
     }
 
     public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "an analysis job needs an image") }
+        let input = try requireImage(input)
         return Payload(input: input, advisors: try advisors(choosing: options["advisor"]), sourceName: options["source_name"]?.string)
     }
 

@@ -45,7 +45,6 @@ public struct CaptionJob: JobContract {
     }
 
     public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "a caption job needs an image") }
-        return Payload(input: input)
+        Payload(input: try requireImage(input))
     }
 }

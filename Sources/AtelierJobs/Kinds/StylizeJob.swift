@@ -97,7 +97,7 @@ public struct StylizeJob: JobContract {
     }
 
     public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "a stylize job needs an image") }
+        let input = try requireImage(input)
         let style = try Self.style(options["style_id"])
         var params: Params?
         if let value = options["params"], !value.isNull {

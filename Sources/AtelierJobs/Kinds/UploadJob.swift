@@ -33,7 +33,7 @@ public struct UploadJob: JobContract {
     }
 
     public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "an upload job needs an image") }
+        let input = try requireImage(input)
         return Payload(input: input, sourceName: options["source_name"]?.string)
     }
 }
