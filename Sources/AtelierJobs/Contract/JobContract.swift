@@ -5,7 +5,7 @@
 ///
 /// Adding a kind: a file here with its `Payload`, `Result` and checks; a `JobHandler` in
 /// AtelierHandlers that decodes the payload; the kind in the API's catalog.
-public protocol JobContract: Sendable {
+package protocol JobContract: Sendable {
     associatedtype Payload: Codable & Sendable
 
     /// The kind's name, e.g. `stylize`.
@@ -32,6 +32,6 @@ extension JobContract {
 }
 
 /// Whether a job kind's requests bring an image.
-public enum ImageRule: Sendable {
+package enum ImageRule: Sendable {
     case required, optional, none
 }

@@ -3,20 +3,20 @@ import AtelierImaging
 /// `stylize` (docs/contracts.md §3): an image, a `style_id`, optional `params` (a JSON object of
 /// `intensity, eyes, nose, mouth, jaw`, each 0…1), optional `warp` (bump and pinch distortions,
 /// ``Warp``) and optional `output` (`jpeg`, the default, or `png`). The result is the styled image.
-public struct StylizeJob: JobContract {
-    public static let kind = "stylize"
-    public static let image = ImageRule.required
+package struct StylizeJob: JobContract {
+    package static let kind = "stylize"
+    package static let image = ImageRule.required
 
-    public init() {}
+    package init() {}
 
-    public struct Payload: Codable, Sendable, Equatable {
-        public var input: BlobInput
-        public var styleID: String
-        public var params: Params?
-        public var warp: [Warp]?
-        public var output: Output?
+    package struct Payload: Codable, Sendable, Equatable {
+        package var input: BlobInput
+        package var styleID: String
+        package var params: Params?
+        package var warp: [Warp]?
+        package var output: Output?
 
-        public init(input: BlobInput, styleID: String, params: Params? = nil, warp: [Warp]? = nil, output: Output? = nil) {
+        package init(input: BlobInput, styleID: String, params: Params? = nil, warp: [Warp]? = nil, output: Output? = nil) {
             (self.input, self.styleID, self.params, self.warp, self.output) = (input, styleID, params, warp, output)
         }
 
@@ -26,7 +26,7 @@ public struct StylizeJob: JobContract {
 
         /// What the handler does, checked as the API checked it (a payload written some other
         /// way, e.g. `atelier jobs enqueue`, gets the same verdicts).
-        public func plan() throws(JobOptionsError) -> Plan {
+        package func plan() throws(JobOptionsError) -> Plan {
             let style = try StylizeJob.style(.string(styleID))
             var parameters = StyleParameters()
             if let params {
@@ -45,14 +45,14 @@ public struct StylizeJob: JobContract {
     }
 
     /// The tunable parameters a client sent; absent ones keep their defaults (0.5).
-    public struct Params: Codable, Sendable, Equatable {
-        public var intensity: Double?
-        public var eyes: Double?
-        public var nose: Double?
-        public var mouth: Double?
-        public var jaw: Double?
+    package struct Params: Codable, Sendable, Equatable {
+        package var intensity: Double?
+        package var eyes: Double?
+        package var nose: Double?
+        package var mouth: Double?
+        package var jaw: Double?
 
-        public init(intensity: Double? = nil, eyes: Double? = nil, nose: Double? = nil, mouth: Double? = nil, jaw: Double? = nil) {
+        package init(intensity: Double? = nil, eyes: Double? = nil, nose: Double? = nil, mouth: Double? = nil, jaw: Double? = nil) {
             (self.intensity, self.eyes, self.nose, self.mouth, self.jaw) = (intensity, eyes, nose, mouth, jaw)
         }
     }
@@ -64,28 +64,28 @@ public struct StylizeJob: JobContract {
          ("mouth", \.mouth, \.mouth), ("jaw", \.jaw, \.jaw)]
     }
 
-    public enum Output: String, Codable, Sendable {
+    package enum Output: String, Codable, Sendable {
         case jpeg, png
     }
 
     /// A checked stylize job: what the handler renders.
-    public struct Plan: Sendable, Equatable {
-        public var style: StyleID
-        public var parameters: StyleParameters
+    package struct Plan: Sendable, Equatable {
+        package var style: StyleID
+        package var parameters: StyleParameters
         /// In the uploaded image's pixels (the handler scales them with the image).
-        public var distortions: [Distortion]
-        public var output: Output
+        package var distortions: [Distortion]
+        package var output: Output
     }
 
-    public struct Result: Codable, Sendable, Equatable {
-        public var resultBlob: String
-        public var styleID: String
-        public var width: Int
-        public var height: Int
-        public var contentType: String
-        public var bytes: Int
+    package struct Result: Codable, Sendable, Equatable {
+        package var resultBlob: String
+        package var styleID: String
+        package var width: Int
+        package var height: Int
+        package var contentType: String
+        package var bytes: Int
 
-        public init(resultBlob: String, styleID: String, width: Int, height: Int, contentType: String, bytes: Int) {
+        package init(resultBlob: String, styleID: String, width: Int, height: Int, contentType: String, bytes: Int) {
             (self.resultBlob, self.styleID, self.width, self.height, self.contentType, self.bytes) =
                 (resultBlob, styleID, width, height, contentType, bytes)
         }
@@ -96,7 +96,7 @@ public struct StylizeJob: JobContract {
         }
     }
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
         let input = try requireImage(input)
         let style = try Self.style(options["style_id"])
         var params: Params?
