@@ -11,23 +11,24 @@ import PackageDescription
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
 //   AtelierApps       → AtelierAPI, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
-//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
-//                       AtelierEmbeddings, AtelierVision (the core /v1 API)
+//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing (the core /v1 API)
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
 //   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierDatabase, AtelierStorage
 //   AtelierJobs       → AtelierImaging (each kind's payload, result and checks; styles and warps
 //                       are AtelierImaging's vocabulary; advisors are known by id only)
-//   AtelierVision     → AtelierImaging
+//   AtelierVision     → AtelierImaging, AtelierHashing
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
 //   AtelierQueue      → AtelierDatabase
-//   AtelierDatabase   → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
-//   AtelierSearch, AtelierStorage: none of ours
+//   AtelierDatabase   → AtelierHashing; (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
+//   AtelierSearch, AtelierStorage, AtelierHashing (FNV-1a, a hash stable across processes): none of ours
 //
 // Tests mirror the targets (AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests, AtelierJobsTests,
 // AtelierHandlersTests, AtelierAPITests, AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests,
-// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierCLITests for the `atelier` binary);
+// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierHashingTests, AtelierCLITests for the
+// `atelier` binary);
 // AtelierExamples: runnable documentation, one task a user or an engineer does per file (README "Examples");
 // AtelierTestSupport → AtelierQueue, AtelierDatabase (a database per test, the binary as a process);
 // AtelierAPITestSupport → the server with every route and a worker; each test target declares what it imports.
@@ -61,6 +62,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
+        // FNV-1a: a hash that is the same in every process (migration checksums, ETags, the local
+        // captioner's and the advisor pictures' seeds); a leaf, so any target may use it.
+        .target(name: "AtelierHashing"),
         // Migrations/*.sql built into AtelierDatabase as Swift source (EmbedFiles writes it): the
         // binary never looks for its schema on disk, and the schema version is the newest file's.
         .executableTarget(name: "EmbedFiles"),
@@ -70,6 +74,7 @@ let package = Package(
         .target(
             name: "AtelierDatabase",
             dependencies: [
+                "AtelierHashing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -123,6 +128,7 @@ let package = Package(
             name: "AtelierVision",
             dependencies: [
                 "AtelierImaging",
+                "AtelierHashing",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -177,11 +183,13 @@ let package = Package(
             dependencies: [
                 "AtelierJobs",
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierStorage",
                 "AtelierImaging",
                 "AtelierSearch",
                 "AtelierEmbeddings",
                 "AtelierVision",
+                "AtelierHashing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -311,6 +319,10 @@ let package = Package(
         .testTarget(
             name: "AtelierStorageTests",
             dependencies: ["AtelierStorage"]
+        ),
+        .testTarget(
+            name: "AtelierHashingTests",
+            dependencies: ["AtelierHashing"]
         ),
         // Shared by the HTTP test targets: the real server (core routes and the apps'), an
         // in-process worker with the real handlers, a real HTTP client, SSE and raw-socket readers.

@@ -28,7 +28,7 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     /// A job's options its kind's contract refused: a 400 naming the field.
-    public static func validation(_ error: JobOptionsError) -> APIError {
+    package static func validation(_ error: JobOptionsError) -> APIError {
         validation(error.message, field: error.field)
     }
 

@@ -8,15 +8,15 @@ import Foundation
 /// handlers exist; the API never depends on the worker module.
 public struct JobKind: Sendable {
     public var name: String
-    public var image: ImageRule
+    package var image: ImageRule
     public var queue: String
     public var priority: Int
     public var maxAttempts: Int
     /// The contract's check: a request's options and stored image → the payload's JSON text.
     let payload: @Sendable (_ options: JSONObject, _ input: BlobInput?) throws -> String
 
-    public init<Contract: JobContract>(_ contract: Contract, queue: String = "default", priority: Int = Priority.normal,
-                                       maxAttempts: Int = 5) {
+    package init<Contract: JobContract>(_ contract: Contract, queue: String = "default", priority: Int = Priority.normal,
+                                        maxAttempts: Int = 5) {
         name = Contract.kind
         image = Contract.image
         self.queue = queue
