@@ -204,7 +204,7 @@ let package = Package(
             ]
         ),
         // The apps' facades on the core API: the caption app's /api/generateCaption and Mondrian's
-        // routes at the root (docs/contracts.md §1, §2), registered by the executable.
+        // routes at the root (docs/clients.md §1, §2), registered by the executable.
         .target(
             name: "AtelierApps",
             dependencies: [

@@ -23,7 +23,7 @@ final class JobsAPITests: APITestCase {
         let done = try await waitForCompletion(id)
         XCTAssertEqual(done["status"] as? String, "succeeded")
         XCTAssertEqual(done["state"] as? String, "succeeded")
-        XCTAssertTrue(done["error"] is NSNull, "error is an explicit null (docs/contracts.md §3)")
+        XCTAssertTrue(done["error"] is NSNull, "error is an explicit null (docs/clients.md §3)")
         let resultURL = try XCTUnwrap(done["result_url"] as? String)
         XCTAssertTrue(resultURL.hasPrefix("\(baseURL)/results/jobs/\(id)/result.png?expires="), resultURL)
 

@@ -37,7 +37,7 @@ public struct JobKindCatalog: Sendable {
     public subscript(name: String) -> JobKind? { kinds[name] }
     public var names: [String] { kinds.keys.sorted() }
 
-    /// `stylize` (docs/contracts.md §3). A request with a `style_id` and no `kind` is one.
+    /// `stylize` (docs/clients.md §3). A request with a `style_id` and no `kind` is one.
     public static let stylize = JobKind(StylizeJob())
     /// `caption`: interactive priority, so it overtakes batch work (the caption app waits for it).
     public static let caption = JobKind(CaptionJob(), priority: Priority.interactive, maxAttempts: 2)

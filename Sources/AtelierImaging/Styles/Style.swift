@@ -3,7 +3,7 @@ public enum StyleID: String, Sendable, CaseIterable {
     case cartoon, sketch, popArt = "pop_art", watercolor, comic
 }
 
-/// What a client may tune, each 0…1 (docs/contracts.md §3: the Caricature app's warp parameters;
+/// What a client may tune, each 0…1 (docs/clients.md §3: the Caricature app's warp parameters;
 /// `intensity` scales every style, 0.5 being its default look).
 public struct StyleParameters: Sendable, Equatable {
     public var intensity: Double = 0.5

@@ -1,4 +1,4 @@
-/// `caption` (docs/contracts.md §1): an image described by the configured vision provider, for
+/// `caption` (docs/clients.md §1): an image described by the configured vision provider, for
 /// the caption app's `/api/generateCaption`. Options are not read.
 package struct CaptionJob: JobContract {
     package static let kind = "caption"

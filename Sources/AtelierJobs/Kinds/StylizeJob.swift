@@ -1,6 +1,6 @@
 import AtelierImaging
 
-/// `stylize` (docs/contracts.md §3): an image, a `style_id`, optional `params` (a JSON object of
+/// `stylize` (docs/clients.md §3): an image, a `style_id`, optional `params` (a JSON object of
 /// `intensity, eyes, nose, mouth, jaw`, each 0…1), optional `warp` (bump and pinch distortions,
 /// ``Warp``) and optional `output` (`jpeg`, the default, or `png`). The result is the styled image.
 package struct StylizeJob: JobContract {
