@@ -11,23 +11,26 @@ import PackageDescription
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
 //   AtelierApps       → AtelierAPI, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
-//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging, AtelierSearch,
-//                       AtelierEmbeddings, AtelierVision (the core /v1 API)
+//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing (the core /v1 API)
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
 //   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierDatabase, AtelierStorage
 //   AtelierJobs       → AtelierImaging (each kind's payload, result and checks; styles and warps
 //                       are AtelierImaging's vocabulary; advisors are known by id only)
-//   AtelierVision     → AtelierImaging
+//   AtelierVision     → AtelierImaging, AtelierHashing
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
 //   AtelierQueue      → AtelierDatabase
-//   AtelierDatabase   → (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
-//   AtelierSearch, AtelierStorage: none of ours (AtelierStorage: its S3 store speaks HTTP through AsyncHTTPClient)
+//   AtelierDatabase   → AtelierHashing; (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
+//   AtelierSearch, AtelierStorage, AtelierHashing (FNV-1a, a hash stable across processes): none of ours
+//     (AtelierStorage's S3 store speaks HTTP through AsyncHTTPClient)
 //
 // Tests mirror the targets (AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests, AtelierJobsTests,
 // AtelierHandlersTests, AtelierAPITests, AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests,
-// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierCLITests for the `atelier` binary);
+// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierHashingTests, AtelierCLITests for the
+// `atelier` binary);
+// AtelierExamples: runnable documentation, one task a user or an engineer does per file (README "Examples");
 // AtelierTestSupport → AtelierQueue, AtelierDatabase, AtelierStorage (a database and an object-store prefix per
 // test, the binary as a process);
 // AtelierAPITestSupport → the server with every route and a worker; each test target declares what it imports.
@@ -62,6 +65,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
+        // FNV-1a: a hash that is the same in every process (migration checksums, ETags, the local
+        // captioner's and the advisor pictures' seeds); a leaf, so any target may use it.
+        .target(name: "AtelierHashing"),
         // Migrations/*.sql built into AtelierDatabase as Swift source (EmbedFiles writes it): the
         // binary never looks for its schema on disk, and the schema version is the newest file's.
         .executableTarget(name: "EmbedFiles"),
@@ -71,6 +77,7 @@ let package = Package(
         .target(
             name: "AtelierDatabase",
             dependencies: [
+                "AtelierHashing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -124,6 +131,7 @@ let package = Package(
             name: "AtelierVision",
             dependencies: [
                 "AtelierImaging",
+                "AtelierHashing",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -183,11 +191,13 @@ let package = Package(
             dependencies: [
                 "AtelierJobs",
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierStorage",
                 "AtelierImaging",
                 "AtelierSearch",
                 "AtelierEmbeddings",
                 "AtelierVision",
+                "AtelierHashing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -202,7 +212,7 @@ let package = Package(
             ]
         ),
         // The apps' facades on the core API: the caption app's /api/generateCaption and Mondrian's
-        // routes at the root (docs/contracts.md §1, §2), registered by the executable.
+        // routes at the root (docs/clients.md §1, §2), registered by the executable.
         .target(
             name: "AtelierApps",
             dependencies: [
@@ -328,6 +338,10 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
+        .testTarget(
+            name: "AtelierHashingTests",
+            dependencies: ["AtelierHashing"]
+        ),
         // Shared by the HTTP test targets: the real server (core routes and the apps'), an
         // in-process worker with the real handlers, a real HTTP client, SSE and raw-socket readers.
         .target(
@@ -394,6 +408,26 @@ let package = Package(
                 "AtelierTestSupport",
                 "AtelierImaging",
                 "AtelierVision",
+            ]
+        ),
+        // Runnable documentation, one task per file (README "Examples"): each example runs against the
+        // real server, worker and database, e.g. ./ops/test --filter AtelierExamples.CancelARunningJob
+        .testTarget(
+            name: "AtelierExamples",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierAPITestSupport",
+                "AtelierJobs",
+                "AtelierQueue",
+                "AtelierWorker",
+                "AtelierStorage",
+                "AtelierImaging",
+                "AtelierEmbeddings",
+                "AtelierTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ]

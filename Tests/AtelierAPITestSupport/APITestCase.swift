@@ -41,6 +41,10 @@ open class APITestCase: DatabaseTestCase {
     /// Override to caption with another provider (the worker's `caption` handler).
     open var visionProvider: any VisionProvider { LocalVisionProvider() }
 
+    /// Override to offer kinds of the test's own: their contracts in the API's catalog and their
+    /// handlers in the worker, beside the built-in ones.
+    open var moreKinds: [(kind: JobKind, handler: any JobHandler)] { [] }
+
     /// Override to change the server's settings before it starts.
     open func configure(_ configuration: inout APIConfiguration) {}
 
@@ -67,7 +71,7 @@ open class APITestCase: DatabaseTestCase {
         // The API runs its own pool (as in production); the worker shares the test database's.
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
-                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload]),
+                               kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload] + moreKinds.map(\.kind)),
                                blobs: blobs, encoder: embeddingModel, logger: logger, apps: Apps.all)
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
@@ -80,6 +84,7 @@ open class APITestCase: DatabaseTestCase {
                                                                                  AnalysisHandler(blobs: blobs, provider: visionProvider),
                                                                                  UploadHandler(blobs: blobs)]
         if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel, blobs: blobs, captioner: visionProvider)) }
+        handlers += moreKinds.map(\.handler)
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)
         let port = PortBox()

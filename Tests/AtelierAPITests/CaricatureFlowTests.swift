@@ -3,7 +3,7 @@ import AtelierImaging
 import Foundation
 import XCTest
 
-/// The Caricature Maker's flow (docs/contracts.md §3) over HTTP: multipart `image` + `params` +
+/// The Caricature Maker's flow (docs/clients.md §3) over HTTP: multipart `image` + `params` +
 /// `style_id` (no `kind`) → `{id}` → poll → `result_url` → a JPEG in the chosen style.
 final class CaricatureFlowTests: APITestCase {
     /// A face-sized JPEG with shapes and colour, made by our own encoder.

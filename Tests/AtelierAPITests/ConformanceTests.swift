@@ -32,7 +32,7 @@ final class ConformanceTests: APITestCase {
         XCTAssertEqual(results.status, 405, results.text)
         XCTAssertEqual(results.header("Allow"), "GET, HEAD")
 
-        // The caption API keeps its own shape for every other method (docs/contracts.md §1).
+        // The caption API keeps its own shape for every other method (docs/clients.md §1).
         let caption = try await request(HTTPMethod.RAW(value: "TRACE"), "/api/generateCaption")
         XCTAssertEqual(caption.status, 405, caption.text)
         XCTAssertEqual(caption.header("Allow"), "POST")

@@ -5,7 +5,7 @@ import Foundation
 import NIOHTTP1
 import XCTest
 
-/// Knowledge points (docs/contracts.md §5) over HTTP with the real model: create → indexed by a job →
+/// Knowledge points (docs/clients.md §5) over HTTP with the real model: create → indexed by a job →
 /// found by meaning with the defaults (top 3, similarity ≥ 0.6); an edit re-indexes (the last
 /// text wins); delete removes the vector too; owners are isolated; bad input is named.
 final class DocumentsAPITests: APITestCase {

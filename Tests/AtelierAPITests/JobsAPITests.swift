@@ -23,7 +23,7 @@ final class JobsAPITests: APITestCase {
         let done = try await waitForCompletion(id)
         XCTAssertEqual(done["status"] as? String, "succeeded")
         XCTAssertEqual(done["state"] as? String, "succeeded")
-        XCTAssertTrue(done["error"] is NSNull, "error is an explicit null (docs/contracts.md §3)")
+        XCTAssertTrue(done["error"] is NSNull, "error is an explicit null (docs/clients.md §3)")
         let resultURL = try XCTUnwrap(done["result_url"] as? String)
         XCTAssertTrue(resultURL.hasPrefix("\(baseURL)/results/jobs/\(id)/result.png?expires="), resultURL)
 
@@ -138,7 +138,7 @@ final class JobsAPITests: APITestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["input.png", "result.png"])
         let purged = try await queue.purgeFinished(olderThan: .zero)
         XCTAssertEqual(purged.map { $0.uuidString.lowercased() }, [id])
-        await Worker.removeBlobs(of: purged, from: server.blobs, logger: Logger(label: "test"))
+        await JobPurger.removeBlobs(of: purged, from: server.blobs, logger: Logger(label: "test"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path))
         try assertError(try await request(.GET, "/v1/jobs/\(id)"), status: 404, name: "NotFoundError")
     }

@@ -56,7 +56,7 @@ final class SearchAPITests: APITestCase {
         XCTAssertEqual(body["total"] as? Int, 2)
         let similarities = results.compactMap { $0["similarity"] as? Double }
         XCTAssertTrue(similarities.allSatisfy { (0...1).contains($0) } && similarities == similarities.sorted(by: >))
-        // A threshold keeps only close matches (docs/contracts.md §5: ≥ 0.6, top 3).
+        // A threshold keeps only close matches (docs/clients.md §5: ≥ 0.6, top 3).
         let close = try await search(["query": "I forgot my login password", "top_k": 3, "min_similarity": 0.6]).json()
         XCTAssertLessThanOrEqual((close["results"] as? [Any])?.count ?? 99, 1)
         // Re-indexing the same source replaces its text.

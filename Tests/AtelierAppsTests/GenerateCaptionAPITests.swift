@@ -8,7 +8,7 @@ import Foundation
 import NIOHTTP1
 import XCTest
 
-/// `POST /api/generateCaption` (docs/contracts.md §1) against a real server and worker, decoded with the
+/// `POST /api/generateCaption` (docs/clients.md §1) against a real server and worker, decoded with the
 /// caption app's own `Codable` models (field lists copied from the app team's API document): both response shapes,
 /// every error code, the image gone after the job. The app's models and helpers; tests below.
 class CaptionAPITestCase: APITestCase {

@@ -4,7 +4,7 @@ import AtelierImaging
 import Foundation
 import XCTest
 
-/// Mondrian's `GET /advisors`, decoded with the app's own models (docs/contracts.md §2); every image URL
+/// Mondrian's `GET /advisors`, decoded with the app's own models (docs/clients.md §2); every image URL
 /// serves an image, without a token (the app's image views send none).
 final class MondrianAdvisorsAPITests: APITestCase {
     struct AdvisorsResponse: Decodable { let advisors: [Advisor] }

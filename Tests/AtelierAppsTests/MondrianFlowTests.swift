@@ -6,7 +6,7 @@ import AtelierQueue
 import Foundation
 import XCTest
 
-/// The Mondrian app's whole flow (docs/contracts.md §2) against a real server and worker:
+/// The Mondrian app's whole flow (docs/clients.md §2) against a real server and worker:
 /// advisors → upload → stream → analysis → index → search → thumbnail, every response decoded
 /// with the app's own `Codable` models (field lists copied from the guide).
 class MondrianFlowTestCase: APITestCase {

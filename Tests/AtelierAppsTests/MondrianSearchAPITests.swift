@@ -5,7 +5,7 @@ import AtelierImaging
 import Foundation
 import XCTest
 
-/// Mondrian's `POST /search` (docs/contracts.md §2) decoded by the app's own `Codable` models (field
+/// Mondrian's `POST /search` (docs/clients.md §2) decoded by the app's own `Codable` models (field
 /// lists copied from the app team's API document): only indexed images come back, per owner, most similar first.
 final class MondrianSearchAPITests: APITestCase {
     // The Mondrian app's models, as in its integration guide.

@@ -34,6 +34,20 @@ final class ImageJobsTests: XCTestCase {
                        #"{"bytes":99,"format":"png","height":1,"width":2}"#)
     }
 
+    func testAKindThatNeedsAnImageRefusesAPayloadWithoutOne() throws {
+        let options = try Contract.options("{}")
+        XCTAssertEqual(Contract.refusal { _ = try CaptionJob().payload(options: options, input: nil) },
+                       JobOptionsError(field: "image", message: "a caption job needs an image"))
+        XCTAssertEqual(Contract.refusal { _ = try UploadJob().payload(options: options, input: nil) },
+                       JobOptionsError(field: "image", message: "an upload job needs an image"))
+        XCTAssertEqual(Contract.refusal { _ = try EchoJob().payload(options: options, input: nil) },
+                       JobOptionsError(field: "image", message: "an echo job needs an image"))
+        XCTAssertEqual(Contract.refusal { _ = try StylizeJob().payload(options: options, input: nil) },
+                       JobOptionsError(field: "image", message: "a stylize job needs an image"), "before the missing style_id")
+        XCTAssertEqual(Contract.refusal { _ = try AnalysisJob(roster: ["piet_mondrian"]).payload(options: options, input: nil) },
+                       JobOptionsError(field: "image", message: "an analysis job needs an image"))
+    }
+
     func testResultFieldsOfAnyKind() {
         XCTAssertEqual(ResultFields.of(result: #"{"result_blob": 5, "caption": "kept"}"#)?.caption, "kept", "a field of another type is nil, the rest is read")
         XCTAssertNil(ResultFields.of(result: #"{"slept_ms": 5}"#)?.resultBlob)

@@ -15,8 +15,8 @@ import Synchronization
 /// and moves a generation on: a lookup that was in flight across it does not store its answer,
 /// so a token revoked while its lookup runs is never cached as good. Nothing is cached while
 /// the listener is down.
-public final class Authenticator: Sendable {
-    public enum Outcome: Sendable {
+package final class Authenticator: Sendable {
+    package enum Outcome: Sendable {
         case principal(Principal)
         case invalid
         /// The client address spent its budget of unverified requests.
@@ -31,14 +31,14 @@ public final class Authenticator: Sendable {
 
     private let tokens: AppTokens
     private let notifier: Notifier
-    public let openAccess: Bool
+    package let openAccess: Bool
     private let ttl: Duration
     private let missTTL: Duration
     private let addressLimiter: RateLimiter?
     private let state = Mutex(State())
     static let cacheCapacity = 10_000
 
-    public init(tokens: AppTokens, notifier: Notifier, openAccess: Bool, ttl: Duration = .seconds(60),
+    package init(tokens: AppTokens, notifier: Notifier, openAccess: Bool, ttl: Duration = .seconds(60),
                 missTTL: Duration = .seconds(10), addressLimiter: RateLimiter? = nil) {
         self.tokens = tokens
         self.notifier = notifier
@@ -54,7 +54,7 @@ public final class Authenticator: Sendable {
     }
 
     /// The principal for `secret` presented from `address`.
-    public func authenticate(_ secret: String, from address: String) async throws -> Outcome {
+    package func authenticate(_ secret: String, from address: String) async throws -> Outcome {
         let hash = AppTokens.hash(secret)
         let now = ContinuousClock.now
         let listening = notifier.isListening

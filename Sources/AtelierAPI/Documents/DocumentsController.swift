@@ -3,7 +3,7 @@ import AtelierSearch
 import Foundation
 import Hummingbird
 
-/// Text documents — knowledge points of a question and its answer (docs/contracts.md §5):
+/// Text documents — knowledge points of a question and its answer (docs/clients.md §5):
 /// `POST/GET/PUT/DELETE /v1/documents[/{id}]`, each write followed by an `index` job that
 /// embeds the document's current text; `POST /v1/documents/search` finds them by meaning with
 /// the knowledge-point defaults (top 3, similarity ≥ 0.6).

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Foundation
 
-/// Every error the API answers with: a status, an error name of docs/contracts.md §4, a message for people,
+/// Every error the API answers with: a status, an error name of docs/clients.md §4.2, a message for people,
 /// optional details (which field, what limit) and extra headers (Retry-After …).
 /// Rendered as `{"error", "message", "details"?}` by ``ErrorMiddleware``, the one place errors
 /// become responses.
@@ -28,7 +28,7 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     /// A job's options its kind's contract refused: a 400 naming the field.
-    public static func validation(_ error: JobOptionsError) -> APIError {
+    package static func validation(_ error: JobOptionsError) -> APIError {
         validation(error.message, field: error.field)
     }
 

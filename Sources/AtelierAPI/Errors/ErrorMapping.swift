@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierQueue
 import AtelierStorage
 import Hummingbird
@@ -19,10 +20,13 @@ enum ErrorMapping {
             case .unreachable:
                 logger.error("database unreachable", metadata: ["error": "\(error)"])
                 return .unavailable("the database is not reachable; try again shortly")
-            case .configuration, .schema:
+            case .schema:
                 logger.error("server misconfigured", metadata: ["error": "\(error)"])
                 return .internal(requestID)
             }
+        case let error as ConfigurationError:
+            logger.error("server misconfigured", metadata: ["error": "\(error)"])
+            return .internal(requestID)
         case let error as StorageError:
             switch error {
             case .invalidKey(let message): return .validation(message)

@@ -1,15 +1,10 @@
+import AtelierHashing
 import Foundation
 
 /// Strong ETags from a 64-bit FNV-1a hash of the body.
 package enum ETag {
     package static func of(_ data: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        data.withUnsafeBytes { raw in
-            for byte in raw {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-        }
+        let hash = data.withUnsafeBytes { FNV1a.hash($0) }
         let hex = String(hash, radix: 16)
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
     }

@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// docs/contracts.md §4 pagination: `?page=&limit=` in (1… and 1…100, 20 by default), `{data,
+/// docs/clients.md §4.5 pagination: `?page=&limit=` in (1… and 1…100, 20 by default), `{data,
 /// pagination: {page, limit, total, pages, hasNextPage, hasPreviousPage}}` out.
 struct Page<Item: Encodable>: Encodable {
     var data: [Item]

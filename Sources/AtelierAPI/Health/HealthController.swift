@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// `GET /health` (docs/contracts.md §4): `healthy` and 200 when the database answers, the blob store
+/// `GET /health` (docs/clients.md §4.6): `healthy` and 200 when the database answers, the blob store
 /// takes a write and the LISTEN connection is up; otherwise `degraded`, 503, and a message
 /// naming what is down. Each check has a time limit so a hung dependency cannot hang this.
 /// The route is public and polled by load balancers: the database is asked at most once a

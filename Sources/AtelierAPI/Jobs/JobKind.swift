@@ -8,15 +8,15 @@ import Foundation
 /// handlers exist; the API never depends on the worker module.
 public struct JobKind: Sendable {
     public var name: String
-    public var image: ImageRule
+    package var image: ImageRule
     public var queue: String
     public var priority: Int
     public var maxAttempts: Int
     /// The contract's check: a request's options and stored image → the payload's JSON text.
     let payload: @Sendable (_ options: JSONObject, _ input: BlobInput?) throws -> String
 
-    public init<Contract: JobContract>(_ contract: Contract, queue: String = "default", priority: Int = Priority.normal,
-                                       maxAttempts: Int = 5) {
+    package init<Contract: JobContract>(_ contract: Contract, queue: String = "default", priority: Int = Priority.normal,
+                                        maxAttempts: Int = 5) {
         name = Contract.kind
         image = Contract.image
         self.queue = queue
@@ -37,7 +37,7 @@ public struct JobKindCatalog: Sendable {
     public subscript(name: String) -> JobKind? { kinds[name] }
     public var names: [String] { kinds.keys.sorted() }
 
-    /// `stylize` (docs/contracts.md §3). A request with a `style_id` and no `kind` is one.
+    /// `stylize` (docs/clients.md §3). A request with a `style_id` and no `kind` is one.
     public static let stylize = JobKind(StylizeJob())
     /// `caption`: interactive priority, so it overtakes batch work (the caption app waits for it).
     public static let caption = JobKind(CaptionJob(), priority: Priority.interactive, maxAttempts: 2)

@@ -3,7 +3,7 @@ import AtelierQueue
 import AtelierStorage
 import Foundation
 
-/// A job as clients see it. `status` is exactly docs/contracts.md §3's `pending|succeeded|failed`
+/// A job as clients see it. `status` is exactly docs/clients.md §3.2's `pending|succeeded|failed`
 /// (queued and running are pending; cancelled is failed, with an error); `state` is the
 /// queue's own state for clients that want more. Absent values are `null`, never omitted.
 struct JobView: Encodable {

@@ -10,7 +10,7 @@ import Hummingbird
 /// request never passes through it. `Allow` lists the methods ``OpenAPIDocument`` describes for
 /// the path (a test holds the document to the routes), so a method registered only to refuse —
 /// the caption API's METHOD_001 routes — is not advertised. An app's path may keep its own
-/// error shape (``APIApp/ownMethodNotAllowed``: the caption app's METHOD_001, docs/contracts.md §1).
+/// error shape (``APIApp/ownMethodNotAllowed``: the caption app's METHOD_001, docs/clients.md §1).
 struct MethodNotAllowedMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 

@@ -3,27 +3,27 @@ import Synchronization
 
 /// A token bucket per client: `limit` requests per minute, refilled continuously, bursts up to
 /// `limit`. In memory, per API process (each process enforces its own share).
-public final class RateLimiter: Sendable {
-    public struct Decision: Sendable {
-        public var allowed: Bool
-        public var limit: Int
-        public var remaining: Int
+package final class RateLimiter: Sendable {
+    package struct Decision: Sendable {
+        package var allowed: Bool
+        package var limit: Int
+        package var remaining: Int
         /// Unix time at which the bucket is full again.
-        public var resetAt: Int
+        package var resetAt: Int
         /// Seconds until the next request would be allowed (when refused).
-        public var retryAfter: Int
+        package var retryAfter: Int
     }
 
-    public let limit: Int
+    package let limit: Int
     private let perSecond: Double
     private let buckets = Mutex<[String: (tokens: Double, updated: Double)]>([:])
 
-    public init(perMinute limit: Int) {
+    package init(perMinute limit: Int) {
         self.limit = max(1, limit)
         self.perSecond = Double(max(1, limit)) / 60
     }
 
-    public func take(_ key: String, now: Double = Date().timeIntervalSince1970) -> Decision {
+    package func take(_ key: String, now: Double = Date().timeIntervalSince1970) -> Decision {
         buckets.withLock { buckets in
             if buckets.count > 50_000 {
                 // Forget clients whose buckets have refilled: they are indistinguishable from new ones.

@@ -225,7 +225,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
   /api/generateCaption:
     post:
-      summary: Caption an image (the caption app's API, docs/contracts.md §1)
+      summary: Caption an image (the caption app's API, docs/clients.md §1)
       description: |
         Runs a high-priority `caption` job with the configured vision provider (`local` by
         default: sentences composed from measurements, `provider` "atelier-local") and waits for
@@ -333,7 +333,7 @@ paths:
         "503": { $ref: "#/components/responses/Error" }
   /advisors:
     get:
-      summary: Mondrian's advisors (docs/contracts.md §2)
+      summary: Mondrian's advisors (docs/clients.md §2)
       description: Nine photography advisors with their specialty, focus areas and a picture URL.
       responses:
         "200":
@@ -370,7 +370,7 @@ paths:
         "404": { $ref: "#/components/responses/NotFound" }
   /upload:
     post:
-      summary: Mondrian's upload (docs/contracts.md §2)
+      summary: Mondrian's upload (docs/clients.md §2)
       description: |
         Stores the image and, with `auto_analyze` (default true), enqueues an analysis by the
         chosen advisors; otherwise an `upload` job keeps the image. `auto_index=true` chains an
@@ -539,7 +539,7 @@ paths:
         "404": { $ref: "#/components/responses/NotFound" }
   /search:
     post:
-      summary: Mondrian's image search (docs/contracts.md §2)
+      summary: Mondrian's image search (docs/clients.md §2)
       description: |
         The Mondrian app's search: like /v1/search but over the caller's indexed images only,
         answering exactly the app's SearchResponse. `top_k` defaults to 10.
@@ -892,7 +892,7 @@ components:
                   job_id: { type: string, format: uuid }
     MondrianJobData:
       type: object
-      description: "Mondrian's job_data (docs/contracts.md §2)"
+      description: "Mondrian's job_data (docs/clients.md §2)"
       required: [status, progress_percentage]
       properties:
         status: { type: string, enum: [queued, analyzing, indexing, processing, completed, failed] }

@@ -50,7 +50,7 @@ enum OpenAPIJobKinds {
         "upload": body("upload", image: true),
         "analysis": body("analysis", image: true, options: options(["advisor": ##"{ $ref: "#/components/schemas/AdvisorChoice" }"##])),
         "stylize": body("stylize", image: true, options: options(required: ["style_id"], [
-            "style_id": "{ type: string, enum: [\(StyleID.available.map(\.rawValue).joined(separator: ", "))] }",
+            "style_id": "{ type: string, enum: [\(StyleID.allCases.map(\.rawValue).joined(separator: ", "))] }",
             "output": ##"{ type: string, enum: [jpeg, png], description: "the result's format (default jpeg)" }"##,
             "params": ##"{ $ref: "#/components/schemas/StyleParams" }"##,
             "warp": ##"{ $ref: "#/components/schemas/Warp" }"##,

@@ -168,16 +168,16 @@ public final class APIServer: Sendable {
 
 /// A long-running task as a ServiceLifecycle service: cancelled on graceful shutdown, after the
 /// HTTP server (listed later) has stopped.
-public struct BackgroundTask: Service {
+package struct BackgroundTask: Service {
     let name: String
     let body: @Sendable () async -> Void
 
-    public init(name: String, _ body: @escaping @Sendable () async -> Void) {
+    package init(name: String, _ body: @escaping @Sendable () async -> Void) {
         self.name = name
         self.body = body
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown { await body() }
     }
 }

@@ -1,7 +1,7 @@
 import AtelierAPI
 import Hummingbird
 
-/// The caption app's facade (docs/contracts.md §1): `/api/generateCaption`, with its own rate
+/// The caption app's facade (docs/clients.md §1): `/api/generateCaption`, with its own rate
 /// limit per client IP (`ATELIER_CAPTION_RATE_LIMIT`) and its own error shape.
 struct CaptionApp: APIApp {
     func register(on router: Router<APIRequestContext>, server: APIServer) throws {

@@ -2,7 +2,7 @@ import AtelierAPI
 import Foundation
 import HTTPTypes
 
-/// The caption API's own error body (docs/contracts.md §1): `{success: false, error: {code, message,
+/// The caption API's own error body (docs/clients.md §1): `{success: false, error: {code, message,
 /// timestamp}}`, with the app's five codes. Every failure of that route becomes one of these.
 struct CaptionFailure: Error {
     enum Code: String {

@@ -7,7 +7,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// `POST /api/generateCaption {imageData: base64, mimeType}` (docs/contracts.md §1, the caption app's
+/// `POST /api/generateCaption {imageData: base64, mimeType}` (docs/clients.md §1, the caption app's
 /// API): checks the request, enqueues a high-priority `caption` job with the image, waits for
 /// the job's completion notification (no polling loop), and answers the app's response shape.
 /// The image is deleted when the job ends. Every other method is `METHOD_001`; more than the

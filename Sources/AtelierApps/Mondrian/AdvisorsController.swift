@@ -5,7 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Mondrian's `GET /advisors` (docs/contracts.md §2) → `{advisors: [{id, name, specialty, focus_areas,
+/// Mondrian's `GET /advisors` (docs/clients.md §2) → `{advisors: [{id, name, specialty, focus_areas,
 /// image_url}]}` with absolute URLs, and `GET /advisor_image/{id}.png`, each advisor's generated
 /// Mondrian-style picture. The pictures hold no user data and are public, since the app loads
 /// them in image views that send no token.

@@ -2,7 +2,7 @@ import AtelierAPI
 import AtelierQueue
 import Hummingbird
 
-/// Mondrian's facade (docs/contracts.md §2): its routes at the root, as its app calls them, behind
+/// Mondrian's facade (docs/clients.md §2): its routes at the root, as its app calls them, behind
 /// the same authentication and rate limit as `/v1`; its images (`/advisor_image/…`,
 /// `/image/source/<signed name>`) are public, since the app's image views send no token.
 struct MondrianApp: APIApp {

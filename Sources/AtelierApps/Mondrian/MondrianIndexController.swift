@@ -6,7 +6,7 @@ import AtelierStorage
 import Foundation
 import Hummingbird
 
-/// Mondrian's `POST /index {job_id, image_path: "source/<filename>"}` (docs/contracts.md §2) →
+/// Mondrian's `POST /index {job_id, image_path: "source/<filename>"}` (docs/clients.md §2) →
 /// `{success, id, caption, embedding_dim: 384}`: indexes the image of one of the caller's
 /// uploads for `/search`, with the caption the analysis wrote (or the vision provider's, for an
 /// upload kept without analysis).

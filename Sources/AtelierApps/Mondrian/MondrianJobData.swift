@@ -3,7 +3,7 @@ import AtelierJobs
 import AtelierQueue
 import Foundation
 
-/// Mondrian's `job_data` (docs/contracts.md §2): `{status, progress_percentage, current_step?,
+/// Mondrian's `job_data` (docs/clients.md §2): `{status, progress_percentage, current_step?,
 /// current_advisor?, total_advisors?, step_phase?}`, plus `error` when the job failed.
 ///
 /// `status`: `queued` (waiting, or waiting to retry), `analyzing` (an analysis running;

@@ -5,7 +5,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Mondrian's view of a job (docs/contracts.md §2), for the caller's own jobs (another owner's id, or
+/// Mondrian's view of a job (docs/clients.md §2), for the caller's own jobs (another owner's id, or
 /// a malformed one, is a 404):
 /// - `GET /status/{job_id}` → `job_data` plus `job_id`;
 /// - `GET /stream/{job_id}` → Server-Sent Events: `connected`, then `status_update`s, and at the

@@ -2,7 +2,7 @@ import AtelierAPI
 import AtelierSearch
 import Hummingbird
 
-/// Mondrian's `POST /search {query, top_k}` (docs/contracts.md §2) → `{query, results:[{id, job_id,
+/// Mondrian's `POST /search {query, top_k}` (docs/clients.md §2) → `{query, results:[{id, job_id,
 /// image_path, caption, similarity}], total}`: the caller's indexed *images* only, so every
 /// field the app's `SearchResult` requires is present. Same search (``SearchService``) and
 /// validation as `/v1/search`; `top_k` defaults to 10 (the app's own default).

@@ -3,7 +3,7 @@ import AtelierQueue
 import AtelierStorage
 import Foundation
 
-/// Mondrian's `/stream/{job_id}` dialect of a job's events (docs/contracts.md §2): every change is a
+/// Mondrian's `/stream/{job_id}` dialect of a job's events (docs/clients.md §2): every change is a
 /// `status_update {type, job_id, job_data}` with the job event's id; the end is a group —
 /// `status_update` (completed or failed), `analysis_complete {type, job_id, analysis_html}`
 /// when an analysis succeeded, `done {type, job_id}` — whose parts have ids `N.1`, `N.2`, `N.3`

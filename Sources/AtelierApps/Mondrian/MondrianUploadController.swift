@@ -8,7 +8,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Mondrian's `POST /upload` (docs/contracts.md §2), multipart: `image` (file), `advisor` (an id,
+/// Mondrian's `POST /upload` (docs/clients.md §2), multipart: `image` (file), `advisor` (an id,
 /// `all`, `random`, or ids separated by commas), `auto_analyze` (default `true`), and
 /// `auto_index` (default `false`: the app indexes with `POST /index` after the analysis).
 ///

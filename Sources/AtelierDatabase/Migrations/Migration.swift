@@ -1,3 +1,4 @@
+import AtelierHashing
 import Foundation
 
 /// One numbered file of `Migrations/`: `0001_queue.sql` is version 1, named "queue".
@@ -12,12 +13,7 @@ public struct Migration: Sendable, Equatable {
         self.version = version
         self.name = name
         self.sql = sql
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in sql.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        self.checksum = String(hash, radix: 16)
+        self.checksum = String(FNV1a.hash(sql.utf8), radix: 16)
     }
 
     /// The migrations built into this binary: `Migrations/*.sql` of the checkout it was built

@@ -119,16 +119,3 @@ public struct ImageMeasurements: Sendable, Equatable {
         return (m, saturation / n)
     }
 }
-
-extension PixelBuffer {
-    /// Gray → RGB (each sample repeated); RGB and RGBA unchanged.
-    func expandedToRGB() -> PixelBuffer {
-        guard channels < 3 else { return self }
-        var rgb = [UInt8](repeating: 0, count: pixelCount * 3)
-        for index in 0..<pixelCount {
-            let v = pixels[index * channels]
-            rgb[index * 3] = v; rgb[index * 3 + 1] = v; rgb[index * 3 + 2] = v
-        }
-        return PixelBuffer(width: width, height: height, channels: 3, pixels: rgb)
-    }
-}

@@ -19,8 +19,8 @@ public struct CartoonStyle: Sendable {
     }
 
     public func apply(_ image: PixelBuffer) -> PixelBuffer {
-        let rgb = image.channels == 4 ? image.droppingAlpha() : (image.channels == 1 ? image.expandedToRGB() : image)
-        let scale = max(0.25, Float(max(rgb.width, rgb.height)) / 1024)
+        let rgb = image.convertedToRGB()
+        let scale = rgb.styleScale
         let smooth = DomainTransform(sigmaSpatial: (20 + 60 * intensity) * scale, sigmaRange: 25 + 35 * intensity).apply(rgb)
         let levels = 8 - Int(4 * intensity)
         let step = 255 / Float(levels - 1)

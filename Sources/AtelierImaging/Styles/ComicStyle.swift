@@ -21,9 +21,9 @@ public struct ComicStyle: Sendable {
     }
 
     public func apply(_ image: PixelBuffer) -> PixelBuffer {
-        let rgb = image.channels == 4 ? image.droppingAlpha() : (image.channels == 1 ? image.expandedToRGB() : image)
+        let rgb = image.convertedToRGB()
         let (w, h) = (rgb.width, rgb.height)
-        let scale = max(0.25, Float(max(w, h)) / 1024)
+        let scale = rgb.styleScale
         // Half size feeds the ink, a quarter the colour.
         let half = rgb.resized(width: max(1, w / 2), height: max(1, h / 2))
         let smooth = DomainTransform(sigmaSpatial: 15 * scale / 4, sigmaRange: 30)

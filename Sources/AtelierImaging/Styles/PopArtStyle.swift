@@ -23,8 +23,8 @@ public struct PopArtStyle: Sendable {
     public var levels: Int { 4 - Int((2 * intensity).rounded()) }
 
     public func apply(_ image: PixelBuffer) -> PixelBuffer {
-        let rgb = image.channels == 4 ? image.droppingAlpha() : (image.channels == 1 ? image.expandedToRGB() : image)
-        let scale = max(0.25, Float(max(rgb.width, rgb.height)) / 1024)
+        let rgb = image.convertedToRGB()
+        let scale = rgb.styleScale
         let saturation = 1.4 + 0.8 * intensity, contrast = 1.2 + 0.4 * intensity
         let levels = self.levels, step = 255 / Float(levels - 1)
         // c' = (gray + (c − gray)·S − 128)·C + 128 = gray·(1 − S)·C + c·S·C + 128·(1 − C), in 1/256ths.

@@ -18,8 +18,7 @@ public struct SketchStyle: Sendable {
 
     public func apply(_ image: PixelBuffer) -> PixelBuffer {
         let luma = FloatPlane(luma: image)
-        let scale = Float(max(image.width, image.height)) / 1024
-        let sigma = (2 + 10 * intensity) * max(0.25, scale)
+        let sigma = (2 + 10 * intensity) * image.styleScale
         let inverted = FloatPlane(width: luma.width, height: luma.height, values: luma.values.map { 255 - $0 })
         let blurred = inverted.gaussianBlurred(sigma: sigma)
         let shade = luma.gaussianBlurred(sigma: sigma * 2)

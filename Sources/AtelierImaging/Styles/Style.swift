@@ -1,15 +1,9 @@
 /// The styles of the `stylize` job, by the id clients send (`style_id`).
 public enum StyleID: String, Sendable, CaseIterable {
     case cartoon, sketch, popArt = "pop_art", watercolor, comic
-
-    /// Styles this build can render (all five). A style added to the enum before its kernel
-    /// exists would be refused with a clear 400, never faked with another style.
-    public static let available: [StyleID] = allCases
-
-    public var isAvailable: Bool { Self.available.contains(self) }
 }
 
-/// What a client may tune, each 0…1 (docs/contracts.md §3: the Caricature app's warp parameters;
+/// What a client may tune, each 0…1 (docs/clients.md §3: the Caricature app's warp parameters;
 /// `intensity` scales every style, 0.5 being its default look).
 public struct StyleParameters: Sendable, Equatable {
     public var intensity: Double = 0.5
@@ -23,8 +17,14 @@ public struct StyleParameters: Sendable, Equatable {
     public static let names = ["intensity", "eyes", "nose", "mouth", "jaw"]
 }
 
+extension PixelBuffer {
+    /// The image's long side ÷ 1024, at least 0.25: every style sizes its kernels (blur radii,
+    /// halftone cells, stroke widths) by it, so a 4000 px photo and a 1000 px one get the same look.
+    var styleScale: Float { max(0.25, Float(max(width, height)) / 1024) }
+}
+
 public enum Stylizer {
-    /// Renders `image` in `style`. Precondition: the style is available.
+    /// Renders `image` in `style` (every style has its kernel: a case without one does not compile).
     public static func render(_ image: PixelBuffer, style: StyleID, parameters: StyleParameters) -> PixelBuffer {
         switch style {
         case .sketch:

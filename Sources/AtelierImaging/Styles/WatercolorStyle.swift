@@ -17,8 +17,8 @@ public struct WatercolorStyle: Sendable {
     }
 
     public func apply(_ image: PixelBuffer) -> PixelBuffer {
-        let rgb = image.channels == 4 ? image.droppingAlpha() : (image.channels == 1 ? image.expandedToRGB() : image)
-        let scale = max(0.25, Float(max(rgb.width, rgb.height)) / 1024)
+        let rgb = image.convertedToRGB()
+        let scale = rgb.styleScale
         let radius = max(2, Int(((3 + 5 * intensity) * scale).rounded()))
         let painted = Self.kuwahara(rgb, radius: radius)
         let gradient = FloatPlane(luma: painted).sobelMagnitude()

@@ -3,7 +3,7 @@ import Foundation
 /// Any JSON value: the options a client sends with a job before its kind reads them, and JSON
 /// passed through unread (a job's result in a view, a document's metadata). Whole numbers stay
 /// whole (`integer`), so what passes through comes out as it went in.
-public enum JSONValue: Sendable, Equatable, Codable {
+package enum JSONValue: Sendable, Equatable, Codable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -12,7 +12,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     case array([JSONValue])
     case object(JSONObject)
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
@@ -23,7 +23,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
         else { self = .object(try c.decode(JSONObject.self)) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
         case .null: try c.encodeNil()
@@ -37,39 +37,39 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// The JSON text `data` holds; throws when it is not JSON.
-    public static func parse(_ data: some DataProtocol) throws -> JSONValue {
+    package static func parse(_ data: some DataProtocol) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(data))
     }
 
     /// The JSON object `data` holds; nil when it is not JSON or not an object.
-    public static func parseObject(_ data: some DataProtocol) -> JSONObject? {
+    package static func parseObject(_ data: some DataProtocol) -> JSONObject? {
         (try? parse(data))?.object
     }
 
-    public var isNull: Bool { self == .null }
+    package var isNull: Bool { self == .null }
 
-    public var string: String? {
+    package var string: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
-    public var object: JSONObject? {
+    package var object: JSONObject? {
         if case .object(let o) = self { return o }
         return nil
     }
 
-    public var array: [JSONValue]? {
+    package var array: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
-    public var bool: Bool? {
+    package var bool: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
     /// A number, whole or not (never a boolean).
-    public var double: Double? {
+    package var double: Double? {
         switch self {
         case .integer(let i): return Double(i)
         case .number(let d): return d
@@ -78,7 +78,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// A whole number (`250` or `250.0`), nil for anything else.
-    public var integer: Int? {
+    package var integer: Int? {
         switch self {
         case .integer(let i): return Int(exactly: i)
         case .number(let d): return Int(exactly: d)
@@ -88,7 +88,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
 
     /// Where a NUL character sits in this value (keys included), as `options.a[2].b`; nil if
     /// nowhere. PostgreSQL's `text` and `jsonb` cannot hold U+0000.
-    public func nulPath(at path: String) -> String? {
+    package func nulPath(at path: String) -> String? {
         switch self {
         case .string(let text):
             return text.utf8.contains(0) ? path : nil
@@ -109,7 +109,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// The value as a short text for messages (`swirl`, `5`, `true`, `{…}`).
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .null: return "null"
         case .bool(let b): return String(b)
@@ -123,23 +123,23 @@ public enum JSONValue: Sendable, Equatable, Codable {
 }
 
 /// A JSON object: a job's options, a payload before it is typed.
-public typealias JSONObject = [String: JSONValue]
+package typealias JSONObject = [String: JSONValue]
 
 /// JSON as the contracts write it: keys sorted, `/` not escaped (`result_blob` paths read as paths).
-public enum ContractJSON {
-    public static func encoder() -> JSONEncoder {
+package enum ContractJSON {
+    package static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 
     /// `value`'s JSON text.
-    public static func text(_ value: some Encodable) throws -> String {
+    package static func text(_ value: some Encodable) throws -> String {
         String(decoding: try encoder().encode(value), as: UTF8.self)
     }
 
     /// `T` from JSON text.
-    public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         try JSONDecoder().decode(T.self, from: Data(text.utf8))
     }
 }

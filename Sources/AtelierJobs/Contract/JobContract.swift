@@ -5,7 +5,7 @@
 ///
 /// Adding a kind: a file here with its `Payload`, `Result` and checks; a `JobHandler` in
 /// AtelierHandlers that decodes the payload; the kind in the API's catalog.
-public protocol JobContract: Sendable {
+package protocol JobContract: Sendable {
     associatedtype Payload: Codable & Sendable
 
     /// The kind's name, e.g. `stylize`.
@@ -18,7 +18,20 @@ public protocol JobContract: Sendable {
     func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload
 }
 
+extension JobContract {
+    /// `input`, for a kind whose requests must bring an image; without one, the error "a(n) <kind>
+    /// job needs an image". The intake refuses such a request first: this keeps a payload made
+    /// any other way from going without its image.
+    func requireImage(_ input: BlobInput?) throws(JobOptionsError) -> BlobInput {
+        guard let input else {
+            let article = Self.kind.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+            throw JobOptionsError(field: "image", message: "\(article) \(Self.kind) job needs an image")
+        }
+        return input
+    }
+}
+
 /// Whether a job kind's requests bring an image.
-public enum ImageRule: Sendable {
+package enum ImageRule: Sendable {
     case required, optional, none
 }

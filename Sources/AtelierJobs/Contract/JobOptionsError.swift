@@ -1,13 +1,13 @@
 /// Options a job kind cannot run with, naming the field that is wrong (`style_id`,
 /// `params.eyes`, `warp[1].scale`, `options.ms`). The API answers it as a 400 with that field;
 /// a worker that meets it in a stored payload fails the job permanently with its message.
-public struct JobOptionsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var field: String
-    public var message: String
+package struct JobOptionsError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var field: String
+    package var message: String
 
-    public init(field: String, message: String) {
+    package init(field: String, message: String) {
         (self.field, self.message) = (field, message)
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

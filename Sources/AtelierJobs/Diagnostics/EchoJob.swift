@@ -1,23 +1,23 @@
 /// `echo` (diagnostic): the job's input image, unchanged, is its result — the whole blob path
 /// (upload, input blob, worker, result blob, pre-signed URL) without any image processing.
-public struct EchoJob: JobContract {
-    public static let kind = "echo"
-    public static let image = ImageRule.required
+package struct EchoJob: JobContract {
+    package static let kind = "echo"
+    package static let image = ImageRule.required
 
-    public init() {}
+    package init() {}
 
-    public struct Payload: Codable, Sendable, Equatable {
-        public var input: BlobInput
+    package struct Payload: Codable, Sendable, Equatable {
+        package var input: BlobInput
 
-        public init(input: BlobInput) { self.input = input }
+        package init(input: BlobInput) { self.input = input }
     }
 
-    public struct Result: Codable, Sendable, Equatable {
-        public var resultBlob: String
-        public var bytes: Int
-        public var contentType: String
+    package struct Result: Codable, Sendable, Equatable {
+        package var resultBlob: String
+        package var bytes: Int
+        package var contentType: String
 
-        public init(resultBlob: String, bytes: Int, contentType: String) {
+        package init(resultBlob: String, bytes: Int, contentType: String) {
             (self.resultBlob, self.bytes, self.contentType) = (resultBlob, bytes, contentType)
         }
 
@@ -26,8 +26,7 @@ public struct EchoJob: JobContract {
         }
     }
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "an echo job needs an image") }
-        return Payload(input: input)
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+        Payload(input: try requireImage(input))
     }
 }

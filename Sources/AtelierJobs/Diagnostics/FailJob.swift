@@ -1,19 +1,19 @@
 /// `fail` (diagnostic): `{"message": "…", "permanent": false, "succeed_on_attempt": 3}` fails
 /// with that message (permanently or not) until attempt `succeed_on_attempt`, if given, which
 /// succeeds with `{"succeeded_on_attempt": N}`.
-public struct FailJob: JobContract {
-    public static let kind = "fail"
-    public static let image = ImageRule.optional
+package struct FailJob: JobContract {
+    package static let kind = "fail"
+    package static let image = ImageRule.optional
 
-    public init() {}
+    package init() {}
 
-    public struct Payload: Codable, Sendable, Equatable {
-        public var message: String?
-        public var permanent: Bool?
-        public var succeedOnAttempt: Int?
-        public var input: BlobInput?
+    package struct Payload: Codable, Sendable, Equatable {
+        package var message: String?
+        package var permanent: Bool?
+        package var succeedOnAttempt: Int?
+        package var input: BlobInput?
 
-        public init(message: String? = nil, permanent: Bool? = nil, succeedOnAttempt: Int? = nil, input: BlobInput? = nil) {
+        package init(message: String? = nil, permanent: Bool? = nil, succeedOnAttempt: Int? = nil, input: BlobInput? = nil) {
             (self.message, self.permanent, self.succeedOnAttempt, self.input) = (message, permanent, succeedOnAttempt, input)
         }
 
@@ -22,15 +22,15 @@ public struct FailJob: JobContract {
         }
     }
 
-    public struct Result: Codable, Sendable, Equatable {
-        public var succeededOnAttempt: Int
+    package struct Result: Codable, Sendable, Equatable {
+        package var succeededOnAttempt: Int
 
-        public init(succeededOnAttempt: Int) { self.succeededOnAttempt = succeededOnAttempt }
+        package init(succeededOnAttempt: Int) { self.succeededOnAttempt = succeededOnAttempt }
 
         enum CodingKeys: String, CodingKey { case succeededOnAttempt = "succeeded_on_attempt" }
     }
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
         func present(_ key: String) -> JSONValue? {
             guard let value = options[key], !value.isNull else { return nil }
             return value

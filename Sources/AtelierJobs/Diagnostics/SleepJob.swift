@@ -1,36 +1,36 @@
 /// `sleep` (diagnostic): `{"ms": 250}` waits that long, checking for cancellation, and answers
 /// `{"slept_ms": 250}`. It holds a worker slot for up to an hour.
-public struct SleepJob: JobContract {
-    public static let kind = "sleep"
-    public static let image = ImageRule.optional
+package struct SleepJob: JobContract {
+    package static let kind = "sleep"
+    package static let image = ImageRule.optional
 
-    public init() {}
+    package init() {}
 
-    public static let maxMilliseconds = 3_600_000
+    package static let maxMilliseconds = 3_600_000
 
-    public struct Payload: Codable, Sendable, Equatable {
-        public var ms: Int
-        public var input: BlobInput?
+    package struct Payload: Codable, Sendable, Equatable {
+        package var ms: Int
+        package var input: BlobInput?
 
-        public init(ms: Int, input: BlobInput? = nil) {
+        package init(ms: Int, input: BlobInput? = nil) {
             (self.ms, self.input) = (ms, input)
         }
 
         /// The wait, checked as the API checked it.
-        public func duration() throws(JobOptionsError) -> Int {
+        package func duration() throws(JobOptionsError) -> Int {
             try SleepJob.milliseconds(.integer(Int64(ms)))
         }
     }
 
-    public struct Result: Codable, Sendable, Equatable {
-        public var sleptMs: Int
+    package struct Result: Codable, Sendable, Equatable {
+        package var sleptMs: Int
 
-        public init(sleptMs: Int) { self.sleptMs = sleptMs }
+        package init(sleptMs: Int) { self.sleptMs = sleptMs }
 
         enum CodingKeys: String, CodingKey { case sleptMs = "slept_ms" }
     }
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
         Payload(ms: try Self.milliseconds(options["ms"]), input: input)
     }
 

@@ -7,24 +7,24 @@ import Foundation
 ///
 /// The advisors themselves live with the vision code; this contract knows their ids only, from
 /// the `roster` it is made with (so the job contracts need no network client).
-public struct AnalysisJob: JobContract {
-    public static let kind = "analysis"
-    public static let image = ImageRule.required
+package struct AnalysisJob: JobContract {
+    package static let kind = "analysis"
+    package static let image = ImageRule.required
 
     /// Every advisor's id, in the order `all` runs them.
-    public let roster: [String]
+    package let roster: [String]
 
-    public init(roster: [String]) {
+    package init(roster: [String]) {
         self.roster = roster
     }
 
-    public struct Payload: Codable, Sendable, Equatable {
-        public var input: BlobInput
+    package struct Payload: Codable, Sendable, Equatable {
+        package var input: BlobInput
         /// The advisors' ids, in order; absent means all of them.
-        public var advisors: [String]?
-        public var sourceName: String?
+        package var advisors: [String]?
+        package var sourceName: String?
 
-        public init(input: BlobInput, advisors: [String]?, sourceName: String? = nil) {
+        package init(input: BlobInput, advisors: [String]?, sourceName: String? = nil) {
             (self.input, self.advisors, self.sourceName) = (input, advisors, sourceName)
         }
 
@@ -35,13 +35,13 @@ public struct AnalysisJob: JobContract {
 
     /// The step a running analysis reports with its progress (the detail of its `progress`
     /// events, which Mondrian's stream shows).
-    public struct Progress: Codable, Sendable, Equatable {
-        public var currentAdvisor: Int
-        public var totalAdvisors: Int
+    package struct Progress: Codable, Sendable, Equatable {
+        package var currentAdvisor: Int
+        package var totalAdvisors: Int
         /// `analyzing`, then `finalizing`.
-        public var stepPhase: String
+        package var stepPhase: String
 
-        public init(currentAdvisor: Int, totalAdvisors: Int, stepPhase: String) {
+        package init(currentAdvisor: Int, totalAdvisors: Int, stepPhase: String) {
             (self.currentAdvisor, self.totalAdvisors, self.stepPhase) = (currentAdvisor, totalAdvisors, stepPhase)
         }
 
@@ -50,16 +50,16 @@ public struct AnalysisJob: JobContract {
         }
     }
 
-    public struct Result: Codable, Sendable, Equatable {
+    package struct Result: Codable, Sendable, Equatable {
         /// The HTML report.
-        public var resultBlob: String
-        public var contentType: String
-        public var grade: String
-        public var overall: Double
-        public var caption: String
-        public var advisors: [AdvisorResult]
+        package var resultBlob: String
+        package var contentType: String
+        package var grade: String
+        package var overall: Double
+        package var caption: String
+        package var advisors: [AdvisorResult]
 
-        public init(resultBlob: String, contentType: String = "text/html; charset=utf-8", grade: String, overall: Double,
+        package init(resultBlob: String, contentType: String = "text/html; charset=utf-8", grade: String, overall: Double,
                     caption: String, advisors: [AdvisorResult]) {
             (self.resultBlob, self.contentType, self.grade, self.overall, self.caption, self.advisors) =
                 (resultBlob, contentType, grade, overall, caption, advisors)
@@ -70,17 +70,17 @@ public struct AnalysisJob: JobContract {
         }
     }
 
-    public struct AdvisorResult: Codable, Sendable, Equatable {
-        public var id: String
-        public var name: String
-        public var grade: String
-        public var overall: Double
+    package struct AdvisorResult: Codable, Sendable, Equatable {
+        package var id: String
+        package var name: String
+        package var grade: String
+        package var overall: Double
         /// Dimension id → score out of 10.
-        public var scores: [String: Int]
+        package var scores: [String: Int]
         /// Who wrote the prose: the advisor's templates or a model.
-        public var proseBy: String
+        package var proseBy: String
 
-        public init(id: String, name: String, grade: String, overall: Double, scores: [String: Int], proseBy: String) {
+        package init(id: String, name: String, grade: String, overall: Double, scores: [String: Int], proseBy: String) {
             (self.id, self.name, self.grade, self.overall, self.scores, self.proseBy) = (id, name, grade, overall, scores, proseBy)
         }
 
@@ -89,14 +89,14 @@ public struct AnalysisJob: JobContract {
         }
     }
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "an analysis job needs an image") }
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+        let input = try requireImage(input)
         return Payload(input: input, advisors: try advisors(choosing: options["advisor"]), sourceName: options["source_name"]?.string)
     }
 
     /// `id`, `all`, `random` or `a,b,c` (absent or null: all) → the advisors' ids, or an error
     /// naming `advisor` and the choices.
-    public func advisors(choosing value: JSONValue?) throws(JobOptionsError) -> [String] {
+    package func advisors(choosing value: JSONValue?) throws(JobOptionsError) -> [String] {
         guard let value, !value.isNull else { return roster }
         guard let text = value.string?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty else {
             throw JobOptionsError(field: "advisor", message: "advisor must be an advisor id, all, random, or ids separated by commas")

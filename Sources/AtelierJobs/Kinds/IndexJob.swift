@@ -13,25 +13,25 @@ import Foundation
 /// Also `collection` (default `default`; letters, digits, `_ . -`, at most 64), `source_key`
 /// (what is indexed: indexing the same key again replaces the row; at most 200 printable
 /// characters; by default the job's own id) and `metadata` (a JSON object of at most 8 KB).
-public struct IndexJob: JobContract {
-    public static let kind = "index"
-    public static let image = ImageRule.optional
+package struct IndexJob: JobContract {
+    package static let kind = "index"
+    package static let image = ImageRule.optional
 
-    public init() {}
+    package init() {}
 
     /// The options as the client sent them (strings untrimmed); ``request()`` checks them.
-    public struct Payload: Codable, Sendable, Equatable {
-        public var text: String?
-        public var caption: String?
-        public var collection: String?
-        public var sourceKey: String?
-        public var imagePath: String?
-        public var metadata: JSONValue?
-        public var documentID: String?
-        public var fromJob: String?
-        public var input: BlobInput?
+    package struct Payload: Codable, Sendable, Equatable {
+        package var text: String?
+        package var caption: String?
+        package var collection: String?
+        package var sourceKey: String?
+        package var imagePath: String?
+        package var metadata: JSONValue?
+        package var documentID: String?
+        package var fromJob: String?
+        package var input: BlobInput?
 
-        public init(text: String? = nil, caption: String? = nil, collection: String? = nil, sourceKey: String? = nil,
+        package init(text: String? = nil, caption: String? = nil, collection: String? = nil, sourceKey: String? = nil,
                     imagePath: String? = nil, metadata: JSONValue? = nil, documentID: String? = nil, fromJob: String? = nil,
                     input: BlobInput? = nil) {
             (self.text, self.caption, self.collection, self.sourceKey, self.imagePath) = (text, caption, collection, sourceKey, imagePath)
@@ -39,13 +39,13 @@ public struct IndexJob: JobContract {
         }
 
         /// A document's current question and answer (the documents API after each write).
-        public static func document(_ id: UUID) -> Payload {
+        package static func document(_ id: UUID) -> Payload {
             Payload(documentID: id.uuidString.lowercased())
         }
 
         /// The uploaded image of the job `upload` under the name `imagePath` (Mondrian's `/index`
         /// and `auto_index`).
-        public static func image(ofJob upload: UUID, imagePath: String) -> Payload {
+        package static func image(ofJob upload: UUID, imagePath: String) -> Payload {
             Payload(imagePath: imagePath, fromJob: upload.uuidString.lowercased())
         }
 
@@ -55,7 +55,7 @@ public struct IndexJob: JobContract {
         }
 
         /// What to index, checked as the API checked it.
-        public func request() throws(JobOptionsError) -> Request {
+        package func request() throws(JobOptionsError) -> Request {
             try IndexJob.resolve(options, hasImage: input != nil)
         }
 
@@ -71,40 +71,40 @@ public struct IndexJob: JobContract {
     }
 
     /// An index job's options, checked and resolved: what the handler embeds and stores.
-    public struct Request: Sendable, Equatable {
+    package struct Request: Sendable, Equatable {
         /// What is embedded (trimmed); empty for an image whose caption the worker writes.
-        public var text: String
-        public var isImage: Bool
+        package var text: String
+        package var isImage: Bool
         /// An image sent without a caption: the worker captions it first.
-        public var needsCaption: Bool { isImage && text.isEmpty }
-        public var imagePath: String?
-        public var collection: String
-        public var sourceKey: String?
+        package var needsCaption: Bool { isImage && text.isEmpty }
+        package var imagePath: String?
+        package var collection: String
+        package var sourceKey: String?
         /// The metadata as sorted JSON text (`{}` when none was sent).
-        public var metadata: String
+        package var metadata: String
         /// Set by the documents API: the text is the document's, read when the job runs.
-        public var documentID: UUID?
+        package var documentID: UUID?
         /// The job whose uploaded image is indexed (`from_job`).
-        public var fromJob: UUID?
+        package var fromJob: UUID?
     }
 
     /// What the handler stored: the row, and what was embedded.
-    public struct Result: Codable, Sendable, Equatable {
-        public var id: String
+    package struct Result: Codable, Sendable, Equatable {
+        package var id: String
         /// The job the indexed item belongs to: this one, or the `from_job` whose image it is.
-        public var jobID: String
-        public var collection: String
-        public var sourceKey: String
+        package var jobID: String
+        package var collection: String
+        package var sourceKey: String
         /// `text` or `image`.
-        public var sourceKind: String
-        public var text: String
-        public var caption: String?
+        package var sourceKind: String
+        package var text: String
+        package var caption: String?
         /// Where an image's caption came from: `request`, `job` (the `from_job`'s result) or `provider`.
-        public var captionFrom: String?
-        public var imagePath: String?
-        public var embeddingDim: Int
+        package var captionFrom: String?
+        package var imagePath: String?
+        package var embeddingDim: Int
 
-        public init(id: String, jobID: String, collection: String, sourceKey: String, sourceKind: String, text: String,
+        package init(id: String, jobID: String, collection: String, sourceKey: String, sourceKind: String, text: String,
                     caption: String?, captionFrom: String?, imagePath: String?, embeddingDim: Int) {
             (self.id, self.jobID, self.collection, self.sourceKey, self.sourceKind, self.text) = (id, jobID, collection, sourceKey, sourceKind, text)
             (self.caption, self.captionFrom, self.imagePath, self.embeddingDim) = (caption, captionFrom, imagePath, embeddingDim)
@@ -118,11 +118,11 @@ public struct IndexJob: JobContract {
     }
 
     /// A document's job that found nothing to store: the document was deleted before it ran.
-    public struct Skipped: Codable, Sendable, Equatable {
-        public var documentID: String
-        public var skipped: String
+    package struct Skipped: Codable, Sendable, Equatable {
+        package var documentID: String
+        package var skipped: String
 
-        public init(documentID: String, skipped: String) {
+        package init(documentID: String, skipped: String) {
             (self.documentID, self.skipped) = (documentID, skipped)
         }
 
@@ -131,10 +131,10 @@ public struct IndexJob: JobContract {
         }
     }
 
-    public static let maxTextLength = 8000
-    public static let maxCaptionLength = 2000
+    package static let maxTextLength = 8000
+    package static let maxCaptionLength = 2000
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
         _ = try Self.resolve(options, hasImage: input != nil)
         return Payload(text: options["text"]?.string, caption: options["caption"]?.string, collection: options["collection"]?.string,
                        sourceKey: options["source_key"]?.string, imagePath: options["image_path"]?.string,
@@ -143,14 +143,14 @@ public struct IndexJob: JobContract {
     }
 
     /// A collection name: 1–64 ASCII letters, digits, `_`, `.` or `-` (documents use it too).
-    public static func isCollectionName(_ name: String) -> Bool {
+    package static func isCollectionName(_ name: String) -> Bool {
         (1...64).contains(name.count)
             && name.unicodeScalars.allSatisfy { ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "_.-".unicodeScalars.contains($0) }
     }
 
     /// A `metadata` value as sorted JSON text: nil when absent or null; a JSON object of at most
     /// 8 KB, or an error naming `metadata` (documents use it too).
-    public static func metadataJSON(_ value: JSONValue?) throws(JobOptionsError) -> String? {
+    package static func metadataJSON(_ value: JSONValue?) throws(JobOptionsError) -> String? {
         guard let value, !value.isNull else { return nil }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

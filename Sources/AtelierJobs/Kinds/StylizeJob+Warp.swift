@@ -4,28 +4,28 @@ extension StylizeJob {
     /// One distortion of a stylize job's `warp` list: `{"type": "bump"|"pinch", "x", "y",
     /// "radius", "scale"}` in pixels of the uploaded image as it is seen (after EXIF
     /// orientation), origin top-left (see ``Distortion``). At most ``maxCount`` per image.
-    public struct Warp: Codable, Sendable, Equatable {
-        public var type: String
-        public var x: Double
-        public var y: Double
-        public var radius: Double
-        public var scale: Double
+    package struct Warp: Codable, Sendable, Equatable {
+        package var type: String
+        package var x: Double
+        package var y: Double
+        package var radius: Double
+        package var scale: Double
 
-        public init(type: String, x: Double, y: Double, radius: Double, scale: Double) {
+        package init(type: String, x: Double, y: Double, radius: Double, scale: Double) {
             (self.type, self.x, self.y, self.radius, self.scale) = (type, x, y, radius, scale)
         }
 
-        public init(_ distortion: Distortion) {
+        package init(_ distortion: Distortion) {
             self.init(type: distortion.kind.rawValue, x: distortion.x, y: distortion.y, radius: distortion.radius, scale: distortion.scale)
         }
 
-        public static let maxCount = 32
+        package static let maxCount = 32
         /// How far from the image a centre may lie, and the largest radius, in pixels.
         static let side = 100_000.0
 
         /// The `warp` option — a list of distortions — checked, naming the part that is wrong
         /// (`warp`, `warp[1]`, `warp[1].scale`).
-        public static func list(_ value: JSONValue) throws(JobOptionsError) -> [Warp] {
+        package static func list(_ value: JSONValue) throws(JobOptionsError) -> [Warp] {
             guard let items = value.array else {
                 throw JobOptionsError(field: "warp", message: "warp must be a list of {type, x, y, radius, scale}")
             }
@@ -50,7 +50,7 @@ extension StylizeJob {
 
         /// The distortion this item asks for, every value checked (a missing or non-numeric
         /// value arrives here as NaN and is refused like one out of range).
-        public func distortion(index: Int) throws(JobOptionsError) -> Distortion {
+        package func distortion(index: Int) throws(JobOptionsError) -> Distortion {
             let prefix = "warp[\(index)]"
             guard let kind = Distortion.Kind(rawValue: type) else {
                 throw JobOptionsError(field: "\(prefix).type", message: "\(prefix).type must be bump or pinch")

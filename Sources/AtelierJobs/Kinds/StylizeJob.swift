@@ -1,22 +1,22 @@
 import AtelierImaging
 
-/// `stylize` (docs/contracts.md §3): an image, a `style_id`, optional `params` (a JSON object of
+/// `stylize` (docs/clients.md §3): an image, a `style_id`, optional `params` (a JSON object of
 /// `intensity, eyes, nose, mouth, jaw`, each 0…1), optional `warp` (bump and pinch distortions,
 /// ``Warp``) and optional `output` (`jpeg`, the default, or `png`). The result is the styled image.
-public struct StylizeJob: JobContract {
-    public static let kind = "stylize"
-    public static let image = ImageRule.required
+package struct StylizeJob: JobContract {
+    package static let kind = "stylize"
+    package static let image = ImageRule.required
 
-    public init() {}
+    package init() {}
 
-    public struct Payload: Codable, Sendable, Equatable {
-        public var input: BlobInput
-        public var styleID: String
-        public var params: Params?
-        public var warp: [Warp]?
-        public var output: Output?
+    package struct Payload: Codable, Sendable, Equatable {
+        package var input: BlobInput
+        package var styleID: String
+        package var params: Params?
+        package var warp: [Warp]?
+        package var output: Output?
 
-        public init(input: BlobInput, styleID: String, params: Params? = nil, warp: [Warp]? = nil, output: Output? = nil) {
+        package init(input: BlobInput, styleID: String, params: Params? = nil, warp: [Warp]? = nil, output: Output? = nil) {
             (self.input, self.styleID, self.params, self.warp, self.output) = (input, styleID, params, warp, output)
         }
 
@@ -26,13 +26,13 @@ public struct StylizeJob: JobContract {
 
         /// What the handler does, checked as the API checked it (a payload written some other
         /// way, e.g. `atelier jobs enqueue`, gets the same verdicts).
-        public func plan() throws(JobOptionsError) -> Plan {
+        package func plan() throws(JobOptionsError) -> Plan {
             let style = try StylizeJob.style(.string(styleID))
             var parameters = StyleParameters()
             if let params {
-                for (name, value) in params.values {
-                    guard let value else { continue }
-                    parameters[name] = try StylizeJob.parameter(name, .number(value))
+                for field in StylizeJob.parameterFields {
+                    guard let value = params[keyPath: field.sent] else { continue }
+                    parameters[keyPath: field.used] = try StylizeJob.parameter(field.name, .number(value))
                 }
             }
             var distortions: [Distortion] = []
@@ -45,59 +45,47 @@ public struct StylizeJob: JobContract {
     }
 
     /// The tunable parameters a client sent; absent ones keep their defaults (0.5).
-    public struct Params: Codable, Sendable, Equatable {
-        public var intensity: Double?
-        public var eyes: Double?
-        public var nose: Double?
-        public var mouth: Double?
-        public var jaw: Double?
+    package struct Params: Codable, Sendable, Equatable {
+        package var intensity: Double?
+        package var eyes: Double?
+        package var nose: Double?
+        package var mouth: Double?
+        package var jaw: Double?
 
-        public init(intensity: Double? = nil, eyes: Double? = nil, nose: Double? = nil, mouth: Double? = nil, jaw: Double? = nil) {
+        package init(intensity: Double? = nil, eyes: Double? = nil, nose: Double? = nil, mouth: Double? = nil, jaw: Double? = nil) {
             (self.intensity, self.eyes, self.nose, self.mouth, self.jaw) = (intensity, eyes, nose, mouth, jaw)
-        }
-
-        /// Name and value, in ``StyleParameters/names`` order.
-        var values: [(String, Double?)] {
-            [("intensity", intensity), ("eyes", eyes), ("nose", nose), ("mouth", mouth), ("jaw", jaw)]
-        }
-
-        subscript(name: String) -> Double? {
-            get { values.first { $0.0 == name }?.1 ?? nil }
-            set {
-                switch name {
-                case "intensity": intensity = newValue
-                case "eyes": eyes = newValue
-                case "nose": nose = newValue
-                case "mouth": mouth = newValue
-                case "jaw": jaw = newValue
-                default: break
-                }
-            }
         }
     }
 
-    public enum Output: String, Codable, Sendable {
+    /// Each tunable parameter, in ``StyleParameters/names`` order: its name, where a request's
+    /// ``Params`` keep it, and the ``StyleParameters`` field it sets.
+    static var parameterFields: [(name: String, sent: WritableKeyPath<Params, Double?>, used: WritableKeyPath<StyleParameters, Double>)] {
+        [("intensity", \.intensity, \.intensity), ("eyes", \.eyes, \.eyes), ("nose", \.nose, \.nose),
+         ("mouth", \.mouth, \.mouth), ("jaw", \.jaw, \.jaw)]
+    }
+
+    package enum Output: String, Codable, Sendable {
         case jpeg, png
     }
 
     /// A checked stylize job: what the handler renders.
-    public struct Plan: Sendable, Equatable {
-        public var style: StyleID
-        public var parameters: StyleParameters
+    package struct Plan: Sendable, Equatable {
+        package var style: StyleID
+        package var parameters: StyleParameters
         /// In the uploaded image's pixels (the handler scales them with the image).
-        public var distortions: [Distortion]
-        public var output: Output
+        package var distortions: [Distortion]
+        package var output: Output
     }
 
-    public struct Result: Codable, Sendable, Equatable {
-        public var resultBlob: String
-        public var styleID: String
-        public var width: Int
-        public var height: Int
-        public var contentType: String
-        public var bytes: Int
+    package struct Result: Codable, Sendable, Equatable {
+        package var resultBlob: String
+        package var styleID: String
+        package var width: Int
+        package var height: Int
+        package var contentType: String
+        package var bytes: Int
 
-        public init(resultBlob: String, styleID: String, width: Int, height: Int, contentType: String, bytes: Int) {
+        package init(resultBlob: String, styleID: String, width: Int, height: Int, contentType: String, bytes: Int) {
             (self.resultBlob, self.styleID, self.width, self.height, self.contentType, self.bytes) =
                 (resultBlob, styleID, width, height, contentType, bytes)
         }
@@ -108,8 +96,8 @@ public struct StylizeJob: JobContract {
         }
     }
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "a stylize job needs an image") }
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+        let input = try requireImage(input)
         let style = try Self.style(options["style_id"])
         var params: Params?
         if let value = options["params"], !value.isNull {
@@ -117,9 +105,9 @@ public struct StylizeJob: JobContract {
                 throw JobOptionsError(field: "params", message: "params must be a JSON object like {\"intensity\": 0.5}")
             }
             var chosen = Params()
-            for name in StyleParameters.names {
-                guard let raw = object[name] else { continue }
-                chosen[name] = try Self.parameter(name, raw)
+            for field in Self.parameterFields {
+                guard let raw = object[field.name] else { continue }
+                chosen[keyPath: field.sent] = try Self.parameter(field.name, raw)
             }
             params = chosen
         }
@@ -139,17 +127,13 @@ public struct StylizeJob: JobContract {
 
     static let styleList = StyleID.allCases.map(\.rawValue).joined(separator: ", ")
 
-    /// `style_id`: one of the styles, and one this build renders.
+    /// `style_id`: one of the styles.
     static func style(_ value: JSONValue?) throws(JobOptionsError) -> StyleID {
         guard let value else {
             throw JobOptionsError(field: "style_id", message: "style_id is required: one of \(styleList)")
         }
         guard let name = value.string, let style = StyleID(rawValue: name) else {
             throw JobOptionsError(field: "style_id", message: "unknown style_id '\(value.summary.prefix(40))'; one of \(styleList)")
-        }
-        guard style.isAvailable else {
-            throw JobOptionsError(field: "style_id", message: "style '\(style.rawValue)' is not available in this build yet; available: "
-                                      + StyleID.available.map(\.rawValue).joined(separator: ", "))
         }
         return style
     }
@@ -160,30 +144,5 @@ public struct StylizeJob: JobContract {
             throw JobOptionsError(field: "params.\(name)", message: "params.\(name) must be a number within 0…1")
         }
         return number
-    }
-}
-
-extension StyleParameters {
-    /// The parameter called `name` (one of ``names``).
-    subscript(name: String) -> Double {
-        get {
-            switch name {
-            case "eyes": eyes
-            case "nose": nose
-            case "mouth": mouth
-            case "jaw": jaw
-            default: intensity
-            }
-        }
-        set {
-            switch name {
-            case "intensity": intensity = newValue
-            case "eyes": eyes = newValue
-            case "nose": nose = newValue
-            case "mouth": mouth = newValue
-            case "jaw": jaw = newValue
-            default: break
-            }
-        }
     }
 }

@@ -1,17 +1,17 @@
 /// `upload`: an image kept for later work without analysis (Mondrian's `auto_analyze=false`);
 /// the handler checks it is stored and readable. `source_name` is the client's file name as
 /// Mondrian's routes name the image (a non-string is ignored).
-public struct UploadJob: JobContract {
-    public static let kind = "upload"
-    public static let image = ImageRule.required
+package struct UploadJob: JobContract {
+    package static let kind = "upload"
+    package static let image = ImageRule.required
 
-    public init() {}
+    package init() {}
 
-    public struct Payload: Codable, Sendable, Equatable {
-        public var input: BlobInput
-        public var sourceName: String?
+    package struct Payload: Codable, Sendable, Equatable {
+        package var input: BlobInput
+        package var sourceName: String?
 
-        public init(input: BlobInput, sourceName: String? = nil) {
+        package init(input: BlobInput, sourceName: String? = nil) {
             (self.input, self.sourceName) = (input, sourceName)
         }
 
@@ -21,19 +21,19 @@ public struct UploadJob: JobContract {
     }
 
     /// What the stored image is, read back from the store.
-    public struct Result: Codable, Sendable, Equatable {
-        public var format: String
-        public var width: Int
-        public var height: Int
-        public var bytes: Int
+    package struct Result: Codable, Sendable, Equatable {
+        package var format: String
+        package var width: Int
+        package var height: Int
+        package var bytes: Int
 
-        public init(format: String, width: Int, height: Int, bytes: Int) {
+        package init(format: String, width: Int, height: Int, bytes: Int) {
             (self.format, self.width, self.height, self.bytes) = (format, width, height, bytes)
         }
     }
 
-    public func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
-        guard let input else { throw JobOptionsError(field: "image", message: "an upload job needs an image") }
+    package func payload(options: JSONObject, input: BlobInput?) throws(JobOptionsError) -> Payload {
+        let input = try requireImage(input)
         return Payload(input: input, sourceName: options["source_name"]?.string)
     }
 }

@@ -9,7 +9,8 @@ extension JobQueue {
     /// claiming at this instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in
     /// the same statement, and append a `running` event for each. Paused queues are left alone.
     /// It lives in the database so its planner settings can pin the index walk: cost is
-    /// O(limit), not O(queued jobs), even when statistics are stale.
+    /// O(limit), not O(queued jobs), even when statistics are stale. Where the claim sits in a
+    /// job's life (wake-up, batch refill, leases): docs/architecture.md §2.2.
     package func claim(
         worker: String, queues: [String], kinds: [String], limit: Int, lease: Duration
     ) async throws -> [ClaimedJob] {

@@ -30,10 +30,10 @@ public enum DatabaseErrorText {
     /// The ``QueueError`` inside `error`, if any (transactions wrap the errors thrown inside them).
     /// A server that is going away or not yet accepting connections is `.unreachable`, like a
     /// refused connection: PostgreSQL shutting down or restarting is an outage, not a bad request.
-    /// A ``ConfigurationError`` is `.configuration`, a ``SchemaError`` (the migrator's) `.schema`.
+    /// A ``SchemaError`` (the migrator's) is `.schema`; a ``ConfigurationError`` (a bad setting) is
+    /// none of these, and stays what it is.
     public static func queueError(_ error: any Error) -> QueueError? {
         if let error = error as? QueueError { return error }
-        if let error = error as? ConfigurationError { return .configuration(error.message) }
         if let error = error as? SchemaError { return .schema(error.message) }
         if let error = error as? PostgresTransactionError {
             if let inner = error.closureError, let found = queueError(inner) { return found }

@@ -15,6 +15,8 @@ import PostgresNIO
 /// claim, lease renewal and progress, completion, worker registration and heartbeats, and the
 /// maintenance statements (rescue, prune, purge, orphans) — is `package`: only this package's
 /// own targets (the worker, the executable, the tests) call it.
+///
+/// A job's way through these operations, step by step: docs/architecture.md §2.
 public final class JobQueue: Sendable {
     public let client: PostgresClient
     public let url: DatabaseURL

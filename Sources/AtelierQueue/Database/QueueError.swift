@@ -2,10 +2,6 @@ import AtelierDatabase
 
 /// Errors of the queue library. Every case carries a message meant for the person reading it.
 public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A setting is missing or malformed: what ``DatabaseErrorText/queueError(_:)`` makes of a
-    /// ``ConfigurationError`` (settings throw that type, not this case), so that code which
-    /// sorts errors by this enum sorts bad settings too.
-    case configuration(String)
     /// The database cannot be reached.
     case unreachable(String)
     /// The database schema does not match this build of Atelier: what
@@ -20,8 +16,7 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var message: String {
         switch self {
-        case .configuration(let m), .unreachable(let m), .schema(let m), .jobNotFound(let m),
-             .conflict(let m), .invalidArgument(let m):
+        case .unreachable(let m), .schema(let m), .jobNotFound(let m), .conflict(let m), .invalidArgument(let m):
             return m
         }
     }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A wake-up signal between tasks: `ring()` wakes one `wait`, or the next one if nobody waits.
 /// Rings while nobody waits collapse into one, so a burst of notifications costs one wake-up.
-public final class Doorbell: Sendable {
+package final class Doorbell: Sendable {
     private struct State {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -10,9 +10,9 @@ public final class Doorbell: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public func ring() {
+    package func ring() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -25,7 +25,7 @@ public final class Doorbell: Sendable {
     }
 
     /// Returns when rung, when `timeout` passes, or when the task is cancelled.
-    public func wait(timeout: Duration) async {
+    package func wait(timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 try? await Task.sleep(for: timeout)

@@ -4,6 +4,7 @@ import Foundation
 /// Pre-signed result URLs: `BASE/results/KEY?expires=UNIX&signature=SIG`, where SIG is the
 /// base64url HMAC-SHA256 of `GET\nKEY\nEXPIRES` under the server's signing secret.
 /// Anyone holding the URL may GET the blob until it expires; changing any part breaks it.
+/// Who signs and who verifies, and Mondrian's signed image names: docs/architecture.md §3.
 public struct URLSigner: Sendable {
     private let key: SymmetricKey
     /// How long a URL stays valid after it is issued.

@@ -1,3 +1,4 @@
+import AtelierHashing
 import AtelierImaging
 
 /// Each advisor's picture: a Mondrian-style composition generated from the advisor's palette
@@ -6,7 +7,7 @@ import AtelierImaging
 public enum AdvisorPortrait {
     public static func render(_ advisor: Advisor, size: Int = 256) -> PixelBuffer {
         var image = PixelBuffer(width: size, height: size, channels: 3, fill: 246)
-        var state = advisor.id.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        var state = FNV1a.hash(advisor.id.utf8)
         func next(_ bound: Int) -> Int {
             state &+= 0x9e37_79b9_7f4a_7c15
             var z = state

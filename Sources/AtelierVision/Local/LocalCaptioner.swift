@@ -1,3 +1,4 @@
+import AtelierHashing
 import Foundation
 
 /// Composes a caption from a ``PhotoReading``: one sentence on tone, contrast and colour, one on
@@ -118,13 +119,11 @@ enum LocalCaptioner {
     /// FNV-1a over the rounded measurements: stable across processes (Swift's Hasher is not).
     static func seed(_ r: PhotoReading) -> UInt64 {
         let m = r.measurements
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a()
         for value in [m.meanLuma * 1000, m.rmsContrast * 1000, m.colourfulness * 10, m.laplacianVariance, m.aspectRatio * 100] {
-            for byte in withUnsafeBytes(of: Int64(value.rounded()).littleEndian, Array.init) {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
+            hash.combine(withUnsafeBytes(of: Int64(value.rounded()).littleEndian, Array.init))
         }
-        return hash
+        return hash.value
     }
 
     /// Deterministic choices from a seed (SplitMix64 steps).

@@ -220,10 +220,4 @@ public final class Worker: Service, Sendable {
             }
         }
     }
-
-    /// Removes the blob folders of purged jobs (inputs and results): ``JobPurger``'s, which the
-    /// maintenance leader and `atelier jobs purge` use.
-    public static func removeBlobs(of jobs: [UUID], from blobs: (any BlobStore)?, logger: Logger) async {
-        await JobPurger.removeBlobs(of: jobs, from: blobs, logger: logger)
-    }
 }

@@ -1,3 +1,4 @@
+import AtelierAPI
 import Foundation
 import Hummingbird
 import Logging
@@ -12,9 +13,7 @@ struct HTTPFloorServer {
 
     init(json: Data) {
         body = ByteBuffer(bytes: json)
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in json { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        etag = "\"" + String(hash, radix: 16) + "\""
+        etag = ETag.of(json)
     }
 
     func run(host: String, port: Int) async throws {

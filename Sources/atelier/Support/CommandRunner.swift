@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtelierDatabase
 import AtelierQueue
 import Foundation
 import Logging
@@ -13,11 +14,12 @@ struct DatabaseOptions: ParsableArguments {
 /// 69 database unreachable, 78 a bad setting (``ConfigurationError``) or schema; argument errors use 64.
 enum CommandExit {
     static func code(for error: any Error) -> Int32 {
+        if error is ConfigurationError { return 78 }
         switch DatabaseErrorText.queueError(error) {
         case .jobNotFound: return 3
         case .conflict: return 4
         case .unreachable: return 69
-        case .configuration, .schema: return 78
+        case .schema: return 78
         case .invalidArgument: return 64
         case nil: return 1
         }

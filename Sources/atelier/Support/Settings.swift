@@ -3,7 +3,9 @@ import AtelierQueue
 import Foundation
 import Logging
 
-/// Settings from `ATELIER_*` environment variables; command-line flags override them.
+/// Settings from `ATELIER_*` environment variables; command-line flags override them. Every
+/// setting, the process that reads it and its default: docs/architecture.md §7 (a new setting
+/// goes there and in README's "Configuration").
 struct Settings {
     var environment: [String: String] = ProcessInfo.processInfo.environment
 

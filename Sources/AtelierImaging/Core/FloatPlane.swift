@@ -1,0 +1,30 @@
+/// A single-channel float image: the working format of the filters (no rounding between steps).
+public struct FloatPlane: Sendable {
+    public let width: Int
+    public let height: Int
+    public var values: [Float]
+
+    public init(width: Int, height: Int, values: [Float]) {
+        precondition(values.count == width * height)
+        (self.width, self.height, self.values) = (width, height, values)
+    }
+
+    /// Luma of `image` on a 0…255 scale.
+    public init(luma image: PixelBuffer) {
+        let gray = image.grayscale()
+        var values = [Float](repeating: 0, count: gray.pixelCount)
+        gray.pixels.withUnsafeBufferPointer { source in
+            values.withUnsafeMutableBufferPointer { ByteConversion.load(source.baseAddress!, to: $0.baseAddress!, count: $0.count) }
+        }
+        self.init(width: gray.width, height: gray.height, values: values)
+    }
+
+    /// Back to bytes, clamped.
+    public func pixelBuffer() -> PixelBuffer {
+        var bytes = [UInt8](repeating: 0, count: values.count)
+        values.withUnsafeBufferPointer { source in
+            bytes.withUnsafeMutableBufferPointer { ByteConversion.store(source.baseAddress!, to: $0.baseAddress!, count: $0.count) }
+        }
+        return PixelBuffer(width: width, height: height, channels: 1, pixels: bytes)
+    }
+}
