@@ -18,12 +18,13 @@ public struct S3BlobStore: BlobStore {
     let presigner: QueryPresigner
     let publicEndpoint: S3Endpoint
 
-    public init(configuration: S3Configuration, client: HTTPClient = .shared, logger: Logger) throws(StorageError) {
+    /// `client` defaults to ``S3Transport/client``, one per process for every S3 store.
+    public init(configuration: S3Configuration, client: HTTPClient? = nil, logger: Logger) throws(StorageError) {
         let (endpoint, publicEndpoint) = try configuration.validated()
         self.configuration = configuration
         self.publicEndpoint = publicEndpoint
         self.presigner = QueryPresigner(credentials: configuration.credentials, region: configuration.region)
-        self.transport = S3Transport(client: client, endpoint: endpoint, bucket: configuration.bucket, pathStyle: configuration.pathStyle,
+        self.transport = S3Transport(client: client ?? S3Transport.client, endpoint: endpoint, bucket: configuration.bucket, pathStyle: configuration.pathStyle,
                                      signer: HeaderSigner(credentials: configuration.credentials, region: configuration.region),
                                      timeout: configuration.requestTimeout, retries: configuration.retries, logger: logger)
     }
@@ -121,11 +122,6 @@ public struct S3BlobStore: BlobStore {
                                     parameters: [("response-content-type", ContentTypes.forExtension(key.fileExtension))],
                                     date: issued, expires: lifetime)
         return location.url + "?" + query
-    }
-
-    /// Creates the bucket; one that exists already and is ours is fine.
-    public func createBucket() async throws(StorageError) {
-        _ = try await send(.init(method: .PUT, key: nil, operation: "create bucket", accepted: [409]))
     }
 
     // MARK: Helpers

@@ -18,6 +18,19 @@ struct S3Transport: Sendable {
     let retries: S3RetryPolicy
     let logger: Logger
 
+    /// The HTTP client of every S3 store in the process (never shut down, like
+    /// `HTTPClient.shared`, whose settings suit a browser rather than a store: it follows
+    /// redirects, decompresses, and keeps retrying a refused connection until the request's
+    /// deadline). Here a connection that cannot be made fails its request at once (within 5 s),
+    /// and ``S3RetryPolicy`` decides what happens next — so a store that is down is reported in
+    /// seconds, not after every attempt's time limit.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: .seconds(5)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     struct Request: Sendable {
         var method: HTTPMethod
         /// The object's full key, or nil for the bucket itself.
