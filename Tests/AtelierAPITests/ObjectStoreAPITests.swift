@@ -51,31 +51,58 @@ final class ObjectStoreAPITests: APITestCase {
     }
 }
 
-/// The object store down (the API's store points at a port nothing listens on): /health is
-/// degraded, and a job that needs an upload is refused with 503 and Retry-After — with no job
-/// row and no object, since the upload is written before the row.
+/// The object store goes down mid-test (``ObjectStoreGate`` cuts the API's way to the real
+/// SeaweedFS): /health turns degraded, and a job that needs an upload is refused with 503 and
+/// Retry-After — with no job row and no object, since the upload is written before the row. When
+/// the store is back, so is the API.
 final class ObjectStoreDownAPITests: APITestCase {
+    private var gate: ObjectStoreGate!
+
     override var runsWorker: Bool { false }
 
     override func makeBlobStore(directory: URL) throws -> any BlobStore {
-        try TestObjectStore.unreachable()
+        gate = try ObjectStoreGate()
+        return try TestObjectStore.behind(gate)
     }
 
-    func testAStoreThatIsDownIsA503AndStoresNothing() async throws {
+    override func tearDown() async throws {
+        gate?.stop()
+        try await super.tearDown()
+    }
+
+    private func storedFolders() async throws -> [String] {
+        let store = try TestObjectStore.direct(try XCTUnwrap(blobs as? S3BlobStore))
+        return try await store.folders(under: "jobs", changedBefore: Date().addingTimeInterval(3600))
+    }
+
+    func testAStoreThatGoesDownIsA503AndStoresNothing() async throws {
         let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
+        let before = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        XCTAssertEqual(before.status, 200, "the store is up: \(before.text)")
+        let folders = try await storedFolders()
+        XCTAssertEqual(folders.count, 1)
+
+        gate.shut()
         let reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
         try assertError(reply, status: 503, name: "ServiceUnavailableError")
         XCTAssertNotNil(reply.header("Retry-After"), "a 503 says when to retry")
         XCTAssertFalse(reply.text.contains("127.0.0.1"), "nothing about the store leaks: \(reply.text)")
         let jobs = try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
-        XCTAssertEqual(jobs, 0, "no job row without its upload")
+        XCTAssertEqual(jobs, 1, "no job row without its upload")
+        let after = try await storedFolders()
+        XCTAssertEqual(after, folders, "and no object")
 
         // A job that needs no upload is still accepted: only the store is down.
         let noop = try await request(.POST, "/v1/jobs", body: Data(#"{"kind": "noop"}"#.utf8), contentType: "application/json")
         XCTAssertEqual(noop.status, 200, noop.text)
+
+        gate.open()
+        let back = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        XCTAssertEqual(back.status, 200, "the store is back: \(back.text)")
     }
 
     func testHealthIsDegradedWhenTheStoreIsDown() async throws {
+        gate.shut()
         let reply = try await request(.GET, "/health", token: .some(nil))
         XCTAssertEqual(reply.status, 503, reply.text)
         let report = try reply.json()

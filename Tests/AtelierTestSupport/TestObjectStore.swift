@@ -37,6 +37,22 @@ public enum TestObjectStore {
         return try make(configuration)
     }
 
+    /// A store that reaches the test SeaweedFS through `gate` (``ObjectStoreGate``), so the test
+    /// can make it go down and come back; each request is tried `attempts` times, quickly.
+    public static func behind(_ gate: ObjectStoreGate, attempts: Int = 2) throws -> S3BlobStore {
+        var configuration = try configuration()
+        configuration.endpoint = gate.endpoint
+        configuration.retries = S3RetryPolicy(maxAttempts: attempts, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
+        return try make(configuration)
+    }
+
+    /// The same bucket and key prefix as `store`, reached directly (not through a gate).
+    public static func direct(_ store: S3BlobStore) throws -> S3BlobStore {
+        var configuration = store.configuration
+        configuration.endpoint = try self.configuration().endpoint
+        return try make(configuration)
+    }
+
     /// A store at a port nothing listens on: every request is refused at connect (the store is
     /// down), and given up after the retry policy's attempts.
     public static func unreachable(attempts: Int = 2) throws -> S3BlobStore {
@@ -52,6 +68,8 @@ public enum TestObjectStore {
         let prefix = String(root.keyPrefix.dropLast())
         guard !prefix.isEmpty else { return }
         root.keyPrefix = ""
+        // Straight to SeaweedFS, even for a store behind a gate that is shut.
+        if let endpoint = try? configuration().endpoint { root.endpoint = endpoint }
         try? await make(root).deleteAll(under: prefix)
     }
 

@@ -73,27 +73,45 @@ final class ObjectStoreMaintenanceTests: DatabaseTestCase {
         XCTAssertEqual(folders, [])
     }
 
-    /// The store is down while a worker runs an `echo` job: the read fails as a transient error,
-    /// so the job goes back to the queue for a later attempt (with the error kept), not failed.
+    /// The store goes down (``ObjectStoreGate``) while a worker runs an `echo` job: the read
+    /// fails as a transient error, so the job goes back to the queue for a later attempt (its
+    /// error saying why, with no address or path), not failed; once the store is back, the
+    /// next attempt succeeds.
     func testAWorkerWhoseStoreIsDownRetriesTheJobLater() async throws {
+        let gate = try ObjectStoreGate()
+        defer { gate.stop() }
         let id = UUID()
         let key = BlobKey.jobInput(id, fileExtension: "png")
         try await store.put(Data("png".utf8), at: key)
+        var gated = store.configuration
+        gated.endpoint = gate.endpoint
+        gated.retries = S3RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
+        let behind = try TestObjectStore.make(gated)
+        gate.shut()
+
         let payload = #"{"input": {"blob": "\#(key.path)", "format": "png", "content_type": "image/png", "bytes": 3}}"#
         _ = try await queue.enqueue(NewJob(id: id, kind: "echo", payload: payload, maxAttempts: 5))
-        let down = try TestObjectStore.unreachable()
-        let worker = try InProcessWorker.start(db, handlers: DiagnosticHandlers.all(environment: [:], blobs: down))
-        var failed: Job?
+        let worker = try InProcessWorker.start(db, handlers: DiagnosticHandlers.all(environment: [:], blobs: behind))
+        var requeued: Job?
         try await db.eventually("an attempt fails and the job is queued again") {
             let job = try await self.queue.job(id: id)
-            if job.attempt >= 1 && job.state == .queued { failed = job }
-            return failed != nil
+            if job.attempt >= 1 && job.state == .queued { requeued = job }
+            return requeued != nil
         }
         try await worker.stop()
-        let job = try XCTUnwrap(failed)
+        let job = try XCTUnwrap(requeued)
         XCTAssertEqual(job.state, .queued, "a store that is down is a transient failure")
         XCTAssertGreaterThan(job.runAt, Date(), "retried later, after the backoff")
-        XCTAssertTrue(job.errors.contains("the object store cannot be reached"), job.errors)
+        XCTAssertEqual(job.error, JobExecutor.storeOutage)
         XCTAssertFalse(job.errors.contains("127.0.0.1"), "the job's errors name no address: \(job.errors)")
+
+        gate.open()
+        try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id)")
+        let again = try InProcessWorker.start(db, handlers: DiagnosticHandlers.all(environment: [:], blobs: behind))
+        try await db.eventually("the next attempt, with the store back, succeeds") {
+            try await self.queue.job(id: id).state == .succeeded
+        }
+        try await again.stop()
+        try await XCTAssertTrueAsync(try await exists(BlobKey.jobResult(id, fileExtension: "png")))
     }
 }

@@ -16,3 +16,14 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 }
+
+extension StorageError {
+    /// The store itself failed (unreachable, erroring, refusing our keys), as opposed to a bad
+    /// key or a missing blob: the same request may well succeed later.
+    public var isOutage: Bool {
+        switch self {
+        case .unavailable, .configuration: return true
+        case .invalidKey, .notFound: return false
+        }
+    }
+}

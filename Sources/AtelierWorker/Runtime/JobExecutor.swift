@@ -1,4 +1,5 @@
 import AtelierQueue
+import AtelierStorage
 import Foundation
 import Logging
 
@@ -68,6 +69,13 @@ struct JobExecutor: Sendable {
             if error is CancellationError {
                 return .released
             }
+            if let storage = error as? StorageError, storage.isOutage {
+                // The blob store is down or refuses us (the object store of another host): the
+                // job is fine, so it waits for a later attempt. Its text may name a path; the
+                // job's error does not.
+                logger.warning("blob store unavailable during a job", metadata: ["error": "\(storage)"])
+                return failure(job: job, handler: handler, message: Self.storeOutage, permanent: false, logger: logger)
+            }
             // Not one of ours: its text may name files or quote a library, so the job (which its
             // client reads) says only what kind of error it was; the log has the rest.
             logger.error("job attempt failed on an unexpected error", metadata: ["error": "\(String(reflecting: error))"])
@@ -86,6 +94,9 @@ struct JobExecutor: Sendable {
         logger.info("job will be retried", metadata: ["error": "\(message)", "retry_in": "\(delay)"])
         return .retry(error: message, delay: delay)
     }
+
+    /// What a job's error says when the blob store could not be used during its attempt.
+    static let storeOutage = "the blob store could not be reached; the job is retried later"
 
     private static func isJSONObject(_ text: String) -> Bool {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any]
