@@ -2,11 +2,12 @@ import AtelierStorage
 import Foundation
 import XCTest
 
-/// Our AWS Signature V4 against botocore's on fixed inputs: Fixtures/sigv4-botocore.json was
+/// Our AWS Signature V4 against botocore's on fixed inputs: Fixtures/sigv4-botocore.json is
 /// written by ops/s3/sigv4-fixtures.py (botocore's S3SigV4Auth and S3SigV4QueryAuth at fixed
-/// instants and keys). Canonical request, string to sign, Authorization header and pre-signed
-/// URL must be byte for byte what botocore computes. The real store's verdict on our
-/// signatures is in BlobStoreContractTests (SeaweedFS refuses a bad one).
+/// instants and keys), and recomputed here with the botocore ./ops/test installs, so the file is
+/// botocore's answer, not a copy of ours. Canonical request, string to sign, Authorization header
+/// and pre-signed URL must be byte for byte what botocore computes. The real store's verdict on
+/// our signatures is in S3BlobStoreTests (SeaweedFS refuses a bad one).
 final class SigV4Tests: XCTestCase {
     struct Fixtures: Decodable {
         var access_key_id: String
@@ -36,8 +37,30 @@ final class SigV4Tests: XCTestCase {
     }
 
     private func fixtures() throws -> Fixtures {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sigv4-botocore.json")
-        return try JSONDecoder().decode(Fixtures.self, from: Data(contentsOf: url))
+        try JSONDecoder().decode(Fixtures.self, from: Data(contentsOf: Self.fixturesFile))
+    }
+
+    private static var fixturesFile: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sigv4-botocore.json")
+    }
+
+    /// botocore, run now on the generator's fixed inputs, writes the checked-in file byte for byte.
+    func testTheFixturesAreWhatBotocoreComputes() throws {
+        let python = try XCTUnwrap(ProcessInfo.processInfo.environment["ATELIER_TEST_PYTHON"],
+                                   "ATELIER_TEST_PYTHON is not set: run the tests with ./ops/test, which installs botocore")
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sigv4-botocore-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [repository.appendingPathComponent("ops/s3/sigv4-fixtures.py").path, output.path]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "ops/s3/sigv4-fixtures.py failed")
+        let computed = try Data(contentsOf: output)
+        let checkedIn = try Data(contentsOf: Self.fixturesFile)
+        XCTAssertTrue(computed == checkedIn, "botocore now computes other fixtures: run ./ops/s3/sigv4-fixtures and review the diff")
     }
 
     private func date(_ instant: String) throws -> Date {
@@ -88,7 +111,7 @@ final class SigV4Tests: XCTestCase {
     /// Anything but a key or a value's byte differing changes the signature: a changed secret,
     /// day, region, header or payload.
     func testEveryInputIsSigned() throws {
-        let credentials = SigV4Credentials(accessKeyID: "AKID", secretAccessKey: "secret")
+        let credentials = SigV4Credentials(accessKeyID: "AKID", secretAccessKey: "K7MDENGbPxRfi")
         let instant = Date(timeIntervalSince1970: 1_795_000_000)
         func authorization(_ credentials: SigV4Credentials = credentials, region: String = "us-east-1", date: Date = instant,
                            headers: [(String, String)] = [("content-type", "image/jpeg")], body: String = "x") -> String {
@@ -98,12 +121,12 @@ final class SigV4Tests: XCTestCase {
         }
         let base = authorization()
         XCTAssertEqual(authorization(), base, "signing is a function of its inputs")
-        XCTAssertNotEqual(authorization(SigV4Credentials(accessKeyID: "AKID", secretAccessKey: "secreT")), base)
+        XCTAssertNotEqual(authorization(SigV4Credentials(accessKeyID: "AKID", secretAccessKey: "K7MDENGbPxRfI")), base)
         XCTAssertNotEqual(authorization(region: "eu-west-3"), base)
         XCTAssertNotEqual(authorization(date: instant.addingTimeInterval(1)), base)
         XCTAssertNotEqual(authorization(headers: [("content-type", "image/png")]), base)
         XCTAssertNotEqual(authorization(body: "y"), base)
-        XCTAssertFalse(String(describing: credentials).contains("secret"), "the secret is never printed")
+        XCTAssertFalse(String(describing: credentials).contains("K7MDENGbPxRfi"), "the secret is never printed")
     }
 
     func testEncodingIsRFC3986() {

