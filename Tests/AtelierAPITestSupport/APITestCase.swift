@@ -162,6 +162,16 @@ open class APITestCase: DatabaseTestCase {
         return (body, "multipart/form-data; boundary=\(boundary)")
     }
 
+    /// Every insert into `jobs` fails from now on (a trigger raises), as if the database refused
+    /// the row after the upload was stored.
+    package func refuseJobInserts() async throws {
+        try await db.execute("""
+            CREATE FUNCTION refuse_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'inserts refused by the test'; END $$
+            """)
+        try await db.execute("CREATE TRIGGER refuse BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_jobs()")
+    }
+
     /// Creates a job with a JSON body; returns its id.
     package func createJob(kind: String, options: [String: Any] = [:], token: String?? = .none,
                    headers: [(String, String)] = []) async throws -> String {

@@ -105,11 +105,7 @@ final class ValidationTests: APITestCase {
 /// The blob and the job row are one unit: a failed insert leaves no input behind.
 final class ConsistencyTests: APITestCase {
     func testNoOrphanBlobWhenTheInsertFails() async throws {
-        try await db.execute("""
-            CREATE FUNCTION refuse_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN RAISE EXCEPTION 'inserts refused by the test'; END $$
-            """)
-        try await db.execute("CREATE TRIGGER refuse BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_jobs()")
+        try await refuseJobInserts()
         let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
         let reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
         try assertError(reply, status: 500, name: "InternalError")
