@@ -31,6 +31,7 @@ struct QueueScenarios {
         let fleet = try WorkerFleet(count: workers, concurrency: concurrency, url: url)
         var started: ContinuousClock.Instant?
         try await poll(timeout: .seconds(900), interval: .milliseconds(50), what: "the queue to drain") {
+            try fleet.requireRunning()
             let left = try await unfinished()
             if started == nil && left < jobs { started = .now }
             return left == 0
@@ -99,6 +100,7 @@ struct QueueScenarios {
         }
         var starts: [ExecutionLog.Entry] = []
         try await poll(timeout: .seconds(60), what: "every pickup job to start") {
+            try fleet.requireRunning()
             starts = ExecutionLog(path: log.path).entries()
             return starts.count >= jobs
         }

@@ -11,6 +11,7 @@ final class WorkerFleet {
     init(count: Int, concurrency: Int, url: DatabaseURL, environment extra: [String: String] = [:]) throws {
         var environment = ProcessInfo.processInfo.environment
         environment["ATELIER_LOG_LEVEL"] = environment["ATELIER_LOG_LEVEL"] ?? "warning"
+        environment["ATELIER_DIAGNOSTIC_KINDS"] = "true"   // noop and sleep are diagnostic kinds
         environment.merge(extra) { _, new in new }
         for _ in 0..<count {
             let process = Process()
@@ -29,8 +30,16 @@ final class WorkerFleet {
     func waitUntilRegistered(_ queue: JobQueue, timeout: Duration = .seconds(30)) async throws {
         let pids = Set(processes.map { Int($0.processIdentifier) })
         try await poll(timeout: timeout, what: "\(processes.count) worker processes to register") {
+            try self.requireRunning()
             let live = try await queue.workers().filter { $0.alive && pids.contains($0.pid) }
             return live.count == pids.count
+        }
+    }
+
+    /// Throws if a worker has exited: a benchmark waiting on its jobs would otherwise wait forever.
+    func requireRunning() throws {
+        if let gone = processes.first(where: { !$0.isRunning }) {
+            throw BenchError("a worker process exited with status \(gone.terminationStatus) (see its output above)")
         }
     }
 
