@@ -25,19 +25,22 @@ public struct URLSigner: Sendable {
         self.window = max(1, min(window, Int(lifetime.components.seconds) / 2))
     }
 
-    /// The expiry a URL issued `now` gets.
+    /// The expiry a URL issued `now` gets: its window's start plus the lifetime.
     public func expiry(now: Date = Date()) -> Int {
-        let issued = Int(now.timeIntervalSince1970)
-        return (issued / window) * window + Int(lifetime.components.seconds)
+        windowStart(now) + lifetimeSeconds
     }
 
     /// When a URL issued `now` counts as issued: the start of its window, so every URL of one
-    /// window is the same (``expiry(now:)`` is this plus the lifetime).
+    /// window is the same.
     public func issued(now: Date = Date()) -> Date {
-        Date(timeIntervalSince1970: Double(expiry(now: now) - lifetimeSeconds))
+        Date(timeIntervalSince1970: Double(windowStart(now)))
     }
 
     public var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
+
+    private func windowStart(_ now: Date) -> Int {
+        (Int(now.timeIntervalSince1970) / window) * window
+    }
 
     public func signature(for key: BlobKey, expires: Int) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data(Self.message(key, expires).utf8), using: self.key)
