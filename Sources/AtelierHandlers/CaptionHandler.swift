@@ -33,9 +33,11 @@ public struct CaptionHandler: JobHandler {
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         try await context.progress(30, step: "decoding")
         let limits = self.limits
-        let image: PixelBuffer = try await context.offload { _ in
+        // The provider sees the working copy; the result reports the photo's own size.
+        let (image, photo): (PixelBuffer, ImageInfo) = try await context.offload { _ in
             do {
-                return try ImageCodec.decode(bytes, limits: limits, minimumLongSide: Self.workingSide).cappingLongSide(Self.workingSide)
+                let photo = try ImageCodec.probe(bytes, limits: limits)
+                return (try ImageCodec.decode(bytes, limits: limits, minimumLongSide: Self.workingSide).cappingLongSide(Self.workingSide), photo)
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
@@ -51,6 +53,6 @@ public struct CaptionHandler: JobHandler {
         return try .encode(CaptionJob.Result(
             caption: caption.text, provider: caption.provider, model: caption.model, confidence: caption.confidence,
             usage: caption.usage.map { CaptionJob.Usage(promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens, totalTokens: $0.total_tokens) },
-            width: image.width, height: image.height))
+            width: photo.width, height: photo.height))
     }
 }
