@@ -21,93 +21,29 @@ what the kind makes (a stylize result blob missing or not a JPEG/PNG of the stat
 analysis report missing or not HTML, a caption without text, an index without a 384-d vector).
 """
 import argparse
-import http.client
 import json
 import os
 import random
 import signal
-import struct
 import subprocess
 import sys
 import threading
 import time
-import zlib
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
+from jobmix import (KINDS, body_for, check_result, drawn_photos, fixture_photos,  # noqa: E402
+                    make_specs, percentile, request as http_request)
 
 ENV = os.environ
 BIN = ENV["ATELIER_BIN"]
 CHAOS_DIR = Path(ENV["CHAOS_DIR"])
 DATA_DIR = Path(ENV["ATELIER_DATA_DIR"])
 REPO = Path(ENV["REPO"])
-KINDS = ["stylize", "caption", "index", "analysis", "noop"]
-STYLES = ["cartoon", "sketch", "pop_art", "watercolor", "comic"]
-ADVISORS = ["ansel", "okeefe", "hcb", "lange", "mondrian"]
 
 
 def log(message):
     print(f"\033[1m[chaos]\033[0m {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------------------------- photos
-
-def png(width, height, pixel):
-    """A truecolour PNG from pixel(x, y) -> (r, g, b)."""
-    raw = bytearray()
-    for y in range(height):
-        raw.append(0)
-        for x in range(width):
-            raw += bytes(pixel(x, y))
-
-    def chunk(kind, data):
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(bytes(raw), 6)) + chunk(b"IEND", b""))
-
-
-def make_photos(count, seed=11):
-    rng = random.Random(seed)
-    photos = []
-    for n in range(count):
-        width, height = rng.choice([(320, 240), (240, 320), (384, 256), (256, 256)])
-        rects = [(rng.randrange(width), rng.randrange(height), rng.randrange(20, 120), rng.randrange(20, 120),
-                  (rng.randrange(256), rng.randrange(256), rng.randrange(256))) for _ in range(6)]
-        base = (rng.randrange(40, 200), rng.randrange(40, 200), rng.randrange(40, 200))
-
-        def pixel(x, y, rects=rects, base=base, width=width, height=height):
-            for rx, ry, rw, rh, colour in rects:
-                if rx <= x < rx + rw and ry <= y < ry + rh:
-                    return colour
-            return (base[0] * x // width, base[1] * y // height, (base[2] + x + y) % 256)
-
-        photos.append(("png", png(width, height, pixel), (width, height)))
-    for fixture in sorted(REPO.glob("Tests/*/Fixtures/*.jpg")):
-        size = image_size(fixture.read_bytes())
-        if size:
-            photos.append(("jpeg", fixture.read_bytes(), size))
-    return photos
-
-
-def image_size(data):
-    """(width, height) of a PNG or baseline/progressive JPEG, else None."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 24:
-        return struct.unpack(">II", data[16:24])
-    if data.startswith(b"\xff\xd8\xff"):
-        i = 2
-        while i + 9 < len(data):
-            if data[i] != 0xFF:
-                return None
-            marker = data[i + 1]
-            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-                i += 2
-                continue
-            length = struct.unpack(">H", data[i + 2:i + 4])[0]
-            if marker in (0xC0, 0xC1, 0xC2):
-                height, width = struct.unpack(">HH", data[i + 5:i + 9])
-                return (width, height)
-            i += 2 + length
-    return None
 
 
 # ---------------------------------------------------------------------------------- the stack
@@ -171,27 +107,7 @@ class Stack:
 
 
 def request(method, port, path, body=None, headers=None, timeout=30):
-    """(status, headers, body) — status None on a connection error or timeout (body says which)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, dict(response.getheaders()), response.read()
-    except (OSError, http.client.HTTPException) as error:
-        return None, {}, f"{type(error).__name__}: {error}".encode()
-    finally:
-        connection.close()
-
-
-def multipart(fields, image, content_type):
-    boundary = "chaos" + os.urandom(8).hex()
-    parts = []
-    for name, value in fields.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
-    parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="image"; filename="photo"\r\n'
-                 f"Content-Type: {content_type}\r\n\r\n".encode() + image + b"\r\n")
-    parts.append(f"--{boundary}--\r\n".encode())
-    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+    return http_request(method, "127.0.0.1", port, path, body, headers, timeout)
 
 
 def psql(sql):
@@ -218,7 +134,7 @@ def main():
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
 
-    photos = make_photos(6)
+    photos = drawn_photos(6) + fixture_photos(REPO)
     log(f"{args.jobs} jobs at {rate:g}/s, a worker SIGKILLed every {args.kill_every:g} s, seed {seed}; "
         f"{len(photos)} photos; logs in {CHAOS_DIR}")
     token = subprocess.run([BIN, "tokens", "create", "--name", f"chaos-{seed}", "--owner", "chaos"],
@@ -229,13 +145,7 @@ def main():
     stack.start_workers()
 
     # The jobs: a fixed mix, shuffled.
-    specs = []
-    for n in range(args.jobs):
-        kind = KINDS[n % len(KINDS)]
-        photo = rng.randrange(len(photos))
-        specs.append({"n": n, "kind": kind, "photo": photo, "key": f"chaos-{seed}-{n}", "style": rng.choice(STYLES),
-                      "advisor": rng.choice(ADVISORS), "image_index": rng.random() < 0.5})
-    rng.shuffle(specs)
+    specs = make_specs(args.jobs, KINDS, len(photos), rng, f"chaos-{seed}")
 
     state = {"killing": True, "sending": True, "kills": 0, "done": False}
     accepted = {}            # key -> job id
@@ -244,31 +154,13 @@ def main():
     started = time.time()
     send_window = args.jobs / rate
 
-    def body_for(spec):
-        fmt, data, _ = photos[spec["photo"]]
-        content_type = "image/png" if fmt == "png" else "image/jpeg"
-        kind = spec["kind"]
-        if kind == "noop":
-            return json.dumps({"kind": "noop"}).encode(), "application/json"
-        if kind == "index" and not spec["image_index"]:
-            text = f"chaos item {spec['n']}: photo {spec['photo']} in style {spec['style']}"
-            return json.dumps({"kind": "index", "options": {"text": text, "collection": "chaos"}}).encode(), "application/json"
-        fields = {"kind": kind}
-        if kind == "stylize":
-            fields["style_id"] = spec["style"]
-        elif kind == "analysis":
-            fields["advisor"] = spec["advisor"]
-        elif kind == "index":
-            fields["collection"] = "chaos"
-        return multipart(fields, data, content_type)
-
     def sender(my_specs):
         for spec in my_specs:
             due = started + spec["slot"] / rate
             delay = due - time.time()
             if delay > 0:
                 time.sleep(delay)
-            body, content_type = body_for(spec)
+            body, content_type = body_for(spec, photos, "chaos")
             first, tries, statuses = time.time(), 0, []
             while True:
                 tries += 1
@@ -292,8 +184,6 @@ def main():
                     break
                 time.sleep(0.25)
 
-    for slot, spec in enumerate(specs):
-        spec["slot"] = slot
     senders = [threading.Thread(target=sender, args=(specs[i::8],), daemon=True) for i in range(8)]
     for thread in senders:
         thread.start()
@@ -405,7 +295,6 @@ def main():
     by_key = {}
     for row in rows:
         by_key.setdefault(row["key"], []).append(row)
-    spec_by_key = {spec["key"]: spec for spec in specs}
 
     lost, duplicated, wrong = [], [], []
     for spec in specs:
@@ -421,7 +310,8 @@ def main():
         if row["state"] != "succeeded":
             lost.append((spec["key"], f"{row['kind']} {row['state']}: {row['error']}"))
             continue
-        problem = check_result(row, spec, photos)
+        problem = check_result(row["kind"], row["result"], photos[spec["photo"]][2],
+                               lambda: blob((row["result"] or {}).get("result_blob")))
         if problem:
             wrong.append((spec["key"], f"{row['kind']}: {problem}"))
 
@@ -469,55 +359,11 @@ def summarize_probes(probes):
     return counts
 
 
-def percentile(values, p):
-    if not values:
-        return 0
-    index = min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))
-    return values[index]
-
-
 def blob(path):
+    if not path:
+        return None
     file = DATA_DIR / "blobs" / path
     return file.read_bytes() if file.is_file() else None
-
-
-def check_result(row, spec, photos):
-    """None when the result is what the kind makes, else what is wrong with it."""
-    result = row["result"] or {}
-    kind = row["kind"]
-    _, _, (width, height) = photos[spec["photo"]]
-    if kind == "stylize":
-        data = blob(result.get("result_blob", "")) if result.get("result_blob") else None
-        if data is None:
-            return f"result blob {result.get('result_blob')!r} missing"
-        size = image_size(data)
-        if size is None:
-            return f"result blob is not a JPEG or PNG ({data[:8]!r})"
-        if size != (result.get("width"), result.get("height")):
-            return f"result blob is {size}, the result says {result.get('width')}×{result.get('height')}"
-        if size != (width, height):
-            return f"result is {size}, the photo was {width}×{height}"
-        return None
-    if kind == "analysis":
-        data = blob(result.get("result_blob", "")) if result.get("result_blob") else None
-        if data is None:
-            return f"report blob {result.get('result_blob')!r} missing"
-        if not data.lstrip().lower().startswith(b"<!doctype html") or b"data:image/" not in data:
-            return "report is not an HTML page with the photo embedded"
-        if not result.get("grade") or not result.get("advisors"):
-            return "no grade or advisors"
-        return None
-    if kind == "caption":
-        if not isinstance(result.get("caption"), str) or not result["caption"].strip():
-            return "no caption text"
-        if (result.get("width"), result.get("height")) != (width, height):
-            return f"captioned {result.get('width')}×{result.get('height')}, the photo was {width}×{height}"
-        return None
-    if kind == "index":
-        if result.get("embedding_dim") != 384:
-            return f"embedding_dim {result.get('embedding_dim')!r}, expected 384"
-        return None
-    return None
 
 
 if __name__ == "__main__":
