@@ -70,4 +70,21 @@ final class ParsingTests: XCTestCase {
         XCTAssertGreaterThan(seen.count, 100, "jitter spreads retries out")
         XCTAssertEqual(RetryPolicy(jitter: 0).delay(afterAttempt: 2, using: &generator), .seconds(8))
     }
+
+    func testSnoozePolicyDoublesUpToItsCap() {
+        let policy = SnoozePolicy(base: .seconds(2), maxDelay: .seconds(60), jitter: 0.1)
+        XCTAssertEqual((1...7).map { policy.nominalDelay(snooze: $0) },
+                       [.seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(32), .seconds(60), .seconds(60)])
+        XCTAssertEqual(policy.nominalDelay(snooze: 10_000), .seconds(60), "capped, however long the outage")
+        var generator = SystemRandomNumberGenerator()
+        for snooze in 1...7 {
+            for _ in 0..<100 {
+                let delay = policy.delay(snooze: snooze, using: &generator).seconds
+                let nominal = policy.nominalDelay(snooze: snooze).seconds
+                XCTAssertGreaterThanOrEqual(delay, nominal * 0.9 - 0.001)
+                XCTAssertLessThanOrEqual(delay, nominal * 1.1 + 0.001)
+            }
+        }
+        XCTAssertEqual(SnoozePolicy(jitter: 0).delay(snooze: 3, using: &generator), .seconds(8))
+    }
 }

@@ -9,7 +9,7 @@ import XCTest
 /// Nothing lost on the S3 blob store (the SeaweedFS of ./ops/test): the orphan sweep lists the
 /// bucket and removes only folders no job references once they are older than the grace
 /// period; the purge removes a purged job's objects; a worker whose store is down retries the
-/// job later instead of failing it. The store sets objects' times itself, so the sweep is asked
+/// job later instead of failing it, without spending its attempts. The store sets objects' times itself, so the sweep is asked
 /// about a later instant instead of objects being aged.
 final class ObjectStoreMaintenanceTests: DatabaseTestCase {
     private var store: S3BlobStore!
@@ -109,6 +109,49 @@ final class ObjectStoreMaintenanceTests: DatabaseTestCase {
         try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id)")
         let again = try InProcessWorker.start(db, handlers: DiagnosticHandlers.all(environment: [:], blobs: behind))
         try await db.eventually("the next attempt, with the store back, succeeds") {
+            try await self.queue.job(id: id).state == .succeeded
+        }
+        try await again.stop()
+        try await XCTAssertTrueAsync(try await exists(BlobKey.jobResult(id, fileExtension: "png")))
+    }
+
+    /// However long the store is down, a job does not use up its attempts: with the store down
+    /// (``ObjectStoreGate``) a job allowed a single attempt is snoozed — back to the queue, its
+    /// error saying why, its attempts and crashes untouched — not failed; once the store is
+    /// back, it succeeds.
+    func testAStoreOutageDoesNotSpendTheJobsAttempts() async throws {
+        let gate = try ObjectStoreGate()
+        defer { gate.stop() }
+        let id = UUID()
+        let key = BlobKey.jobInput(id, fileExtension: "png")
+        try await store.put(Data("png".utf8), at: key)
+        var gated = store.configuration
+        gated.endpoint = gate.endpoint
+        gated.retries = S3RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
+        let behind = try TestObjectStore.make(gated)
+        gate.shut()
+
+        let payload = #"{"input": {"blob": "\#(key.path)", "format": "png", "content_type": "image/png", "bytes": 3}}"#
+        _ = try await queue.enqueue(NewJob(id: id, kind: "echo", payload: payload, maxAttempts: 1))
+        let worker = try InProcessWorker.start(db, handlers: DiagnosticHandlers.all(environment: [:], blobs: behind))
+        try await db.eventually("an attempt meets the outage and is snoozed") {
+            try await self.queue.job(id: id).snoozes >= 1
+        }
+        try await worker.stop()
+        let job = try await queue.job(id: id)
+        XCTAssertEqual(job.state, .queued, "its only attempt met the outage: the job waits, it is not failed")
+        XCTAssertEqual(job.error, JobExecutor.storeOutage)
+        XCTAssertEqual(job.attempt - job.crashes - job.snoozes, 0, "no handler attempt spent")
+        XCTAssertEqual(job.crashes, 0)
+        XCTAssertEqual(job.errors, "[]", "a snooze is not a failure")
+        let events = try await queue.events(jobID: id)
+        XCTAssertTrue(events.contains { $0.type == "requeued" && $0.data.contains(#""reason": "snoozed""#) },
+                      "the history says why it waits: \(events.map(\.data))")
+
+        gate.open()
+        try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id)")
+        let again = try InProcessWorker.start(db, handlers: DiagnosticHandlers.all(environment: [:], blobs: behind))
+        try await db.eventually("with the store back, the job succeeds") {
             try await self.queue.job(id: id).state == .succeeded
         }
         try await again.stop()

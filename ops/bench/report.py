@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Prints a Markdown table from the JSON lines ops/bench/queue collected: each system's figure
-per scenario and the atelier/peer ratio. Usage: report.py RESULTS.jsonl"""
+"""Prints Markdown tables from the JSON lines ops/bench/queue collected: each system's figure
+per scenario and the atelier/peer ratio, claim latency by backlog, and enqueue jobs/s per shape
+(jobs per call × producers). Usage: report.py RESULTS.jsonl"""
 import json
 import sys
 
@@ -35,8 +36,10 @@ def main(path):
     peers = [s for s in systems if s != "atelier"]
 
     header = ["scenario", "metric", "better"] + systems + [f"atelier/{p}" for p in peers]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    if any(by_key.get((scenario, s), {}).get(field) is not None
+           for scenario, field, _, _ in METRICS for s in systems):
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
     for scenario, field, unit, better in METRICS:
         values = {s: by_key.get((scenario, s), {}).get(field) for s in systems}
         if all(v is None for v in values.values()):
@@ -57,11 +60,37 @@ def main(path):
         print("|---|---|---|")
         for row in depths:
             print(f"| {row['queued']:,} | {row['p50_ms']:g} | {row['p99_ms']:g} |")
+    enqueue_table(rows, [s for s in systems if any(r["scenario"] == "enqueue" and label(r) == s for r in rows)])
     notes = [r for r in rows if r.get("note") or r.get("settings")]
     if notes:
         print()
         for row in notes:
             print(f"- {label(row)} {row['scenario']}: {row.get('note') or ''} {row.get('settings') or ''}".rstrip())
+
+
+def enqueue_table(rows, systems):
+    """The enqueue scenario: jobs inserted per second for each shape (batch × producers), each
+    system's figure and the atelier/peer ratio (higher is better)."""
+    shapes = {}
+    for row in rows:
+        if row["scenario"] == "enqueue":
+            shapes.setdefault((row["batch"], row["producers"]), {}).setdefault(label(row), row["jobs_per_second"])
+    if not shapes:
+        return
+    peers = [s for s in systems if s != "atelier"]
+    header = ["enqueue: jobs per call", "producers"] + [f"{s} jobs/s" for s in systems] + [f"atelier/{p}" for p in peers]
+    print()
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for (batch, producers), values in sorted(shapes.items()):
+        cells = [str(batch), str(producers)]
+        cells += ["—" if values.get(s) is None else f"{values[s]:g}" for s in systems]
+        mine = values.get("atelier")
+        for peer in peers:
+            theirs = values.get(peer)
+            ok = mine is not None and theirs not in (None, 0)
+            cells.append(f"{mine / theirs:.2f}" if ok else "—")
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

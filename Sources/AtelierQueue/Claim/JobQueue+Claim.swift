@@ -4,7 +4,7 @@ import PostgresNIO
 extension JobQueue {
     /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then oldest.
     ///
-    /// The claim query is `atelier_claim` in `Migrations/0002_claim_function.sql` (0008 adds the crash count to what it returns): pick rows
+    /// The claim query is `atelier_claim` in `Migrations/0002_claim_function.sql` (0008 adds the crash count to what it returns, 0009 the snoozes): pick rows
     /// from the partial index of queued jobs in claim order, skipping rows another worker is
     /// claiming at this instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in
     /// the same statement, and append a `running` event for each. Paused queues are left alone.
@@ -17,12 +17,12 @@ extension JobQueue {
         guard limit > 0, !queues.isEmpty, !kinds.isEmpty else { return [] }
         let statement = ClaimStatement(worker: worker, queues: queues, kinds: kinds, limit: limit, leaseMilliseconds: lease.milliseconds)
         var jobs: [ClaimedJob] = []
-        for try await (id, kind, queue, priority, owner, payload, attempt, maxAttempts, requestID, createdAt, crashes)
+        for try await (id, kind, queue, priority, owner, payload, attempt, maxAttempts, requestID, createdAt, crashes, snoozes, snoozeStreak)
             in try await client.execute(statement, logger: logger) {
             jobs.append(ClaimedJob(
                 id: id, kind: kind, queue: queue, priority: priority, owner: owner, payload: payload,
                 attempt: attempt, maxAttempts: maxAttempts, requestID: requestID, createdAt: createdAt,
-                leaseOwner: worker, crashes: crashes))
+                leaseOwner: worker, crashes: crashes, snoozes: snoozes, snoozeStreak: snoozeStreak))
         }
         return jobs
     }
@@ -30,10 +30,10 @@ extension JobQueue {
 
 /// `atelier_claim(…)`, prepared once per connection (every idle poll and every refill sends it).
 private struct ClaimStatement: PostgresPreparedStatement {
-    static let name = "atelier_claim_v2"
+    static let name = "atelier_claim_v3"
     static let sql = "SELECT * FROM atelier_claim($1, $2::text[], $3::text[], $4::integer, $5::bigint)"
 
-    typealias Row = (UUID, String, String, Int, String, String, Int, Int, String?, Date, Int)
+    typealias Row = (UUID, String, String, Int, String, String, Int, Int, String?, Date, Int, Int, Int)
 
     var worker: String, queues: [String], kinds: [String], limit: Int, leaseMilliseconds: Int64
 

@@ -13,6 +13,10 @@ package enum JobOutcome: Sendable, Equatable {
     /// The worker is shutting down before the job finished: back to the queue at once,
     /// and this attempt does not count.
     case released
+    /// Something the job needs is down (the blob store): back to the queue until `delay` has
+    /// passed, and this attempt does not count (it is one of the job's `snoozes`); `reason` is
+    /// the job's error meanwhile. The delay grows with each snooze in a row (``SnoozePolicy``).
+    case snoozed(reason: String, delay: Duration)
 
     var code: String {
         switch self {
@@ -21,6 +25,7 @@ package enum JobOutcome: Sendable, Equatable {
         case .failed: return "failed"
         case .cancelled: return "cancelled"
         case .released: return "released"
+        case .snoozed: return "snoozed"
         }
     }
 }

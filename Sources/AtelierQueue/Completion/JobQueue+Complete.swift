@@ -15,7 +15,7 @@ extension JobQueue {
             case .succeeded(let result):
                 if let result { try Self.requireJSONObject(result, what: "job result") }
                 results.append(result ?? ""); errors.append(""); delays.append(0)
-            case .retry(let error, let delay):
+            case .retry(let error, let delay), .snoozed(let error, let delay):
                 results.append(""); errors.append(error); delays.append(max(0, delay.seconds))
             case .failed(let error), .cancelled(let error):
                 results.append(""); errors.append(error); delays.append(0)
@@ -37,7 +37,7 @@ extension JobQueue {
 /// The completion statement, prepared once per connection: it is the hottest statement a busy
 /// worker sends, and parsing and planning it each time cost more than running it.
 private struct CompleteStatement: PostgresPreparedStatement {
-    static let name = "atelier_complete_v3"
+    static let name = "atelier_complete_v4"
     static let sql = """
 
             WITH input AS (
@@ -47,10 +47,14 @@ private struct CompleteStatement: PostgresPreparedStatement {
                     AS c(id, attempt, outcome, result, error, delay_s)
             ), updated AS (
                 UPDATE jobs j SET
-                    state = CASE WHEN c.outcome IN ('retry', 'released') THEN 'queued' ELSE c.outcome END,
+                    state = CASE WHEN c.outcome IN ('retry', 'released', 'snoozed') THEN 'queued' ELSE c.outcome END,
                     attempt = CASE WHEN c.outcome = 'released' THEN j.attempt - 1 ELSE j.attempt END,
                     -- The handler finished this attempt: the job did not kill its worker (0008).
                     crash_streak = CASE WHEN c.outcome = 'released' THEN j.crash_streak ELSE 0 END,
+                    -- A snoozed attempt does not count against max_attempts (0009).
+                    snoozes = CASE WHEN c.outcome = 'snoozed' THEN j.snoozes + 1 ELSE j.snoozes END,
+                    snooze_streak = CASE c.outcome WHEN 'snoozed' THEN j.snooze_streak + 1
+                                                   WHEN 'released' THEN j.snooze_streak ELSE 0 END,
                     result = CASE WHEN c.outcome = 'succeeded' THEN NULLIF(c.result, '')::jsonb ELSE j.result END,
                     error = CASE c.outcome WHEN 'succeeded' THEN NULL WHEN 'released' THEN j.error ELSE c.error END,
                     errors = CASE WHEN c.outcome IN ('retry', 'failed')
@@ -58,13 +62,14 @@ private struct CompleteStatement: PostgresPreparedStatement {
                                  'attempt', j.attempt, 'at', now(), 'error', c.error))
                         ELSE j.errors END,
                     run_at = CASE c.outcome WHEN 'retry' THEN now() + make_interval(secs => c.delay_s)
+                                            WHEN 'snoozed' THEN now() + make_interval(secs => c.delay_s)
                                             WHEN 'released' THEN now() ELSE j.run_at END,
                     progress = CASE WHEN c.outcome = 'succeeded' THEN 100 ELSE j.progress END,
                     finished_at = CASE WHEN c.outcome IN ('succeeded', 'failed', 'cancelled') THEN now() END,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                   FROM input c
                  WHERE j.id = c.id AND j.attempt = c.attempt AND j.state = 'running' AND j.lease_owner = $7
-                RETURNING j.id, c.outcome, j.attempt, j.run_at, c.error, j.owner, j.request_id, j.follow_up
+                RETURNING j.id, c.outcome, j.attempt, j.run_at, c.error, j.owner, j.request_id, j.follow_up, j.snoozes
             ), followed AS (
                 -- A success enqueues the job's follow-ups (migration 0007), exactly once.
                 INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, request_id, parent_id, follow_up)
@@ -77,12 +82,14 @@ private struct CompleteStatement: PostgresPreparedStatement {
             ), events AS (
                 INSERT INTO job_events (job_id, type, data)
                 SELECT id,
-                       CASE outcome WHEN 'retry' THEN 'retrying' WHEN 'released' THEN 'requeued' ELSE outcome END,
+                       CASE outcome WHEN 'retry' THEN 'retrying' WHEN 'released' THEN 'requeued'
+                                    WHEN 'snoozed' THEN 'requeued' ELSE outcome END,
                        jsonb_strip_nulls(jsonb_build_object(
                            'attempt', attempt,
                            'error', NULLIF(error, ''),
-                           'run_at', CASE WHEN outcome = 'retry' THEN run_at END,
-                           'reason', CASE WHEN outcome = 'released' THEN 'worker shutting down' END,
+                           'run_at', CASE WHEN outcome IN ('retry', 'snoozed') THEN run_at END,
+                           'reason', CASE outcome WHEN 'released' THEN 'worker shutting down' WHEN 'snoozed' THEN 'snoozed' END,
+                           'snoozes', CASE WHEN outcome = 'snoozed' THEN snoozes END,
                            'follow_ups', (SELECT jsonb_agg(f.id ORDER BY f.id) FROM followed f WHERE f.parent_id = updated.id)))
                   FROM updated
             )

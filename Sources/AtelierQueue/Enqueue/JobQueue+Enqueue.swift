@@ -60,7 +60,10 @@ extension JobQueue {
         return results
     }
 
+    /// Throws unless `text` is a JSON object. Plain objects are recognised by a scan
+    /// (``PlainJSONObject``); anything else is judged by `JSONSerialization`, as before.
     static func requireJSONObject(_ text: String, what: String) throws(QueueError) {
+        if PlainJSONObject.accepts(text) { return }
         guard let data = text.data(using: .utf8),
               let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
               object is [String: Any]

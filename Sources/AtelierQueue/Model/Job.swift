@@ -16,15 +16,21 @@ public struct Job: Sendable, Equatable {
     public var error: String?
     /// JSON array text: `[{attempt, at, error}]`, oldest first.
     public var errors: String
-    /// Claims so far (the current one when running), crashes included.
+    /// Claims so far (the current one when running), crashes and snoozes included.
     public var attempt: Int
-    /// Handler attempts allowed; attempts lost to a dead worker (``crashes``) do not count.
+    /// Handler attempts allowed; attempts lost to a dead worker (``crashes``) or given back
+    /// during an outage (``snoozes``) do not count.
     public var maxAttempts: Int
     /// Claims that ended because their worker stopped (killed, or hung past its lease).
     public var crashes: Int
     /// Of those, how many in a row since an attempt's handler last finished; the rescuer fails
     /// the job as a poison pill when this reaches the crash limit.
     public var crashStreak: Int
+    /// Claims whose handler met an outage (the blob store down) and gave the job back for later.
+    public var snoozes: Int
+    /// Of those, how many in a row since an attempt's handler last finished otherwise: each one
+    /// waits longer (``SnoozePolicy``).
+    public var snoozeStreak: Int
     public var runAt: Date
     public var leaseOwner: String?
     public var leaseExpiresAt: Date?
@@ -46,18 +52,18 @@ public struct Job: Sendable, Equatable {
         id, kind, queue, state, priority::int, owner, payload::text, result::text, error, errors::text,
         attempt, max_attempts, run_at, lease_owner, lease_expires_at, progress::int, progress_step,
         cancel_requested, idempotency_key, request_id, parent_id, follow_up::text, created_at, updated_at, started_at, finished_at,
-        crashes, crash_streak
+        crashes, crash_streak, snoozes, snooze_streak
         """
 
     init(row: PostgresRow) throws {
         let (id, kind, queue, state, priority, owner, payload, result, error, errors,
              attempt, maxAttempts, runAt, leaseOwner, leaseExpiresAt, progress, progressStep,
              cancelRequested, idempotencyKey, requestID, parentID, followUp, createdAt, updatedAt, startedAt, finishedAt,
-             crashes, crashStreak)
+             crashes, crashStreak, snoozes, snoozeStreak)
             = try row.decode((UUID, String, String, String, Int, String, String, String?, String?, String,
                               Int, Int, Date, String?, Date?, Int, String?,
                               Bool, String?, String?, UUID?, String?, Date, Date, Date?, Date?,
-                              Int, Int).self)
+                              Int, Int, Int, Int).self)
         self.id = id
         self.kind = kind
         self.queue = queue
@@ -72,6 +78,8 @@ public struct Job: Sendable, Equatable {
         self.maxAttempts = maxAttempts
         self.crashes = crashes
         self.crashStreak = crashStreak
+        self.snoozes = snoozes
+        self.snoozeStreak = snoozeStreak
         self.runAt = runAt
         self.leaseOwner = leaseOwner
         self.leaseExpiresAt = leaseExpiresAt
@@ -97,9 +105,10 @@ public struct ClaimedJob: Sendable, Equatable {
     public var priority: Int
     public var owner: String
     public var payload: String
-    /// This claim's attempt number (1 for the first run), crashes included. Completion is fenced on it.
+    /// This claim's attempt number (1 for the first run), crashes and snoozes included.
+    /// Completion is fenced on it.
     public var attempt: Int
-    /// Handler attempts allowed (attempts lost to a dead worker do not count).
+    /// Handler attempts allowed (attempts lost to a dead worker or snoozed do not count).
     public var maxAttempts: Int
     public var requestID: String?
     public var createdAt: Date
@@ -107,10 +116,16 @@ public struct ClaimedJob: Sendable, Equatable {
     public var leaseOwner: String
     /// Earlier claims of this job that ended because their worker stopped.
     public var crashes: Int = 0
+    /// Earlier claims of this job that were snoozed during an outage (``JobOutcome/snoozed(reason:delay:)``).
+    public var snoozes: Int = 0
+    /// Of those, how many in a row just before this claim; the next snooze waits longer
+    /// (``SnoozePolicy``).
+    public var snoozeStreak: Int = 0
 
     /// This attempt's number among attempts whose handler ran to an end (1 for the first):
-    /// the claim number minus the attempts lost to dead workers. Retry limits and backoff use it.
-    public var handlerAttempt: Int { attempt - crashes }
+    /// the claim number minus the attempts lost to dead workers and those snoozed during an
+    /// outage. Retry limits and backoff use it.
+    public var handlerAttempt: Int { attempt - crashes - snoozes }
 
     public var isLastAttempt: Bool { handlerAttempt >= maxAttempts }
 }

@@ -4,7 +4,8 @@ import Foundation
 import Logging
 
 /// Runs one claimed attempt through its handler and decides its outcome:
-/// success, retry with backoff, permanent failure, cancellation, or release on shutdown.
+/// success, retry with backoff, permanent failure, cancellation, release on shutdown, or a
+/// snooze while the blob store is down.
 struct JobExecutor: Sendable {
     let queue: JobQueue
     let handlers: HandlerRegistry
@@ -71,10 +72,13 @@ struct JobExecutor: Sendable {
             }
             if let storage = error as? StorageError, storage.isOutage {
                 // The blob store is down or refuses us (the object store of another host): the
-                // job is fine, so it waits for a later attempt. Its text may name a path; the
+                // job is fine, so it is snoozed — back to the queue for later without spending
+                // an attempt, however long the outage lasts. Its text may name a path; the
                 // job's error does not.
-                logger.warning("blob store unavailable during a job", metadata: ["error": "\(storage)"])
-                return failure(job: job, handler: handler, message: Self.storeOutage, permanent: false, logger: logger)
+                let delay = SnoozePolicy.default.delay(snooze: job.snoozeStreak + 1)
+                logger.warning("blob store unavailable during a job; snoozed", metadata: [
+                    "error": "\(storage)", "snooze": "\(job.snoozeStreak + 1)", "retry_in": "\(delay)"])
+                return .snoozed(reason: Self.storeOutage, delay: delay)
             }
             // Not one of ours: its text may name files or quote a library, so the job (which its
             // client reads) says only what kind of error it was; the log has the rest.

@@ -2,6 +2,7 @@ import AtelierDatabase
 import AtelierQueue
 import AtelierWorker
 import Foundation
+import PostgresNIO
 
 /// The queue benchmark scenarios (issue 2). Each starts from an empty, migrated database and uses
 /// the same shapes as the peer scripts in `ops/bench/peers/`; `ops/bench/queue` runs them all.
@@ -141,6 +142,62 @@ struct QueueScenarios {
         report["seconds_to_rerun"] = Percentiles.round(Double(runs[1].startedNanoseconds - killedAt) / 1e9)
         report["note"] = "default settings: rescuer every 1s; a killed worker's liveness lock goes with its connection"
         return report
+    }
+
+    /// The insert path alone, no workers: for each shape — `batch` jobs per enqueue call (a batch
+    /// of 1 goes through the single-job call, the API's path) from `producers` concurrent
+    /// producers, each on a connection of its own — about `jobs` no-op jobs are inserted as fast
+    /// as the producers can, and the report is jobs inserted per second. Every shape starts from
+    /// an empty jobs table, after an untimed round (every producer's connection has prepared the
+    /// insert). Same shapes as `enqueue` in ops/bench/peers/harness.py.
+    func enqueue(jobs: Int, batches: [Int], producers: [Int]) async throws -> [BenchReport] {
+        var reports: [BenchReport] = []
+        for batch in batches {
+            for producerCount in producers {
+                let calls = max(1, jobs / (producerCount * batch))
+                try await emptyJobs()
+                _ = try await produce(producers: producerCount, calls: 2, batch: batch)
+                try await emptyJobs()
+                let began = ContinuousClock.now
+                let inserted = try await produce(producers: producerCount, calls: calls, batch: batch)
+                let seconds = (ContinuousClock.now - began).seconds
+                let counted = try await queue.countJobs(in: [.queued])
+                guard counted == inserted else { throw BenchError("inserted \(inserted) jobs but \(counted) are queued") }
+                var report = BenchReport(scenario: "enqueue")
+                report["batch"] = batch
+                report["producers"] = producerCount
+                report["jobs"] = inserted
+                report["seconds"] = Percentiles.round(seconds)
+                report["jobs_per_second"] = Percentiles.round(Double(inserted) / seconds)
+                reports.append(report)
+            }
+        }
+        return reports
+    }
+
+    /// `producers` concurrent tasks, each making `calls` enqueue calls of `batch` no-op jobs;
+    /// returns the jobs inserted.
+    private func produce(producers: Int, calls: Int, batch: Int) async throws -> Int {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<producers {
+                group.addTask {
+                    let jobs = Array(repeating: NewJob(kind: "noop"), count: batch)
+                    for _ in 0..<calls {
+                        if batch == 1 {
+                            try await queue.enqueue(jobs[0])
+                        } else {
+                            try await queue.enqueue(jobs)
+                        }
+                    }
+                    return calls * batch
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
+
+    private func emptyJobs() async throws {
+        try await queue.client.query("TRUNCATE jobs CASCADE", logger: queue.logger)
     }
 
     /// Claim latency (one job per claim, as an idle worker does) with the queue holding

@@ -18,7 +18,7 @@ struct QueueBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
         abstract: "Queue benchmarks on an empty database (it is migrated first; use a scratch database).",
-        subcommands: [Drain.self, Sustained.self, Pickup.self, Crash.self, ClaimLatency.self])
+        subcommands: [Drain.self, Sustained.self, Pickup.self, Crash.self, ClaimLatency.self, Enqueue.self])
 
     struct Drain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Drain N pre-inserted no-op jobs with W worker processes.")
@@ -73,6 +73,32 @@ struct QueueBenchCommand: AsyncParsableCommand {
         func run() async throws {
             guard workers >= 2 else { throw ValidationError("--workers must be at least 2: one is killed") }
             try await runBenchmark(database) { try await $0.crash(workers: workers).print() }
+        }
+    }
+
+    struct Enqueue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Jobs inserted per second, no workers, for each batch size × number of concurrent producers.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Jobs to insert per shape (rounded down to whole batches per producer).") var jobs = 20_000
+        @Option(help: "Comma-separated jobs per enqueue call (1 uses the single-job call).") var batches = "1,10,100"
+        @Option(help: "Comma-separated numbers of concurrent producers.") var producers = "1,4,16"
+
+        func run() async throws {
+            let batchSizes = try Self.counts(batches, option: "--batches")
+            let producerCounts = try Self.counts(producers, option: "--producers")
+            try await runBenchmark(database, connections: producerCounts.max()! + 2) { scenarios in
+                for report in try await scenarios.enqueue(jobs: jobs, batches: batchSizes, producers: producerCounts) { report.print() }
+            }
+        }
+
+        private static func counts(_ text: String, option: String) throws -> [Int] {
+            let counts = text.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }),
+                  counts.count == text.split(separator: ",").count else {
+                throw ValidationError("\(option) takes positive whole numbers separated by commas, got '\(text)'")
+            }
+            return counts
         }
     }
 

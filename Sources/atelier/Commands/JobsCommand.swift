@@ -71,7 +71,7 @@ struct JobsCommand: AsyncParsableCommand {
                 var fields: [(String, String)] = [
                     ("id", job.id.uuidString.lowercased()), ("kind", job.kind), ("queue", job.queue),
                     ("state", job.state.rawValue), ("priority", String(job.priority)), ("owner", job.owner),
-                    ("attempt", "\(job.attempt - job.crashes) of \(job.maxAttempts)"),
+                    ("attempt", "\(job.attempt - job.crashes - job.snoozes) of \(job.maxAttempts)"),
                     ("crashes", "\(job.crashes) attempt(s) lost to a stopped worker, \(job.crashStreak) in a row (not counted above)"),
                     ("progress", "\(job.progress)%" + (job.progressStep.map { " (\($0))" } ?? "")),
                     ("created", time(job.createdAt)), ("run at", time(job.runAt)), ("started", time(job.startedAt)),
@@ -87,6 +87,9 @@ struct JobsCommand: AsyncParsableCommand {
                     fields.append(("then", job.state == .succeeded ? "\(kinds) (enqueued: see children)" : "\(kinds) (enqueued when this job succeeds)"))
                 }
                 if !children.isEmpty { fields.append(("children", children.map { "\($0.id.uuidString.lowercased()) (\($0.kind), \($0.state.rawValue))" }.joined(separator: ", "))) }
+                if job.snoozes > 0 {
+                    fields.append(("snoozes", "\(job.snoozes) attempt(s) given back during an outage, \(job.snoozeStreak) in a row (not counted above)"))
+                }
                 if job.cancelRequested { fields.append(("cancel", "requested")) }
                 let width = fields.map(\.0.count).max() ?? 0
                 for (name, value) in fields { say(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value) }

@@ -7,6 +7,8 @@ object and calls ``harness.main(peer)``. The peer object provides:
     unfinished_sql      SELECT count(*) of jobs not finished yet
     crash_note          text for the crash scenario's "note"
     crash_variant       None, or a settings string for a second crash run
+    empty_sql           (only for the enqueue scenario) statement that empties the
+                        peer's job tables between shapes
     async install(dsn)  install the peer's schema
     async client(dsn)   object with async enqueue(list[dict]) and async close()
     async work(dsn, concurrency, handler, ready, variant)
@@ -50,12 +52,14 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dsn", required=True)
     p.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
-    p.add_argument("--jobs", type=int, help="drain: 50000, pickup: 1000")
+    p.add_argument("--jobs", type=int, help="drain: 50000, pickup: 1000, enqueue: 20000 per shape")
     p.add_argument("--workers", type=int, help="worker processes; pickup: 1, else 2")
     p.add_argument("--concurrency", type=int, default=16, help="per worker process")
     p.add_argument("--seconds", type=float, default=30, help="sustained: window length")
     p.add_argument("--batch", type=int, default=10, help="sustained: jobs per enqueue")
-    p.add_argument("--producers", type=int, default=2, help="sustained: producer tasks")
+    p.add_argument("--producers", default="2",
+                   help="sustained: producer tasks; enqueue: comma-separated counts (1,4,16)")
+    p.add_argument("--batches", default="1,10,100", help="enqueue: comma-separated jobs per call")
     p.add_argument("--interval-ms", type=float, default=20, help="pickup: enqueue spacing")
     p.add_argument("--crash-timeout", type=float, default=180, help="crash: wait for rerun")
     p.add_argument("--timeout", type=float, help="give up after this many seconds")
@@ -64,7 +68,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--variant", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.jobs is None:
-        args.jobs = 1000 if args.scenario == "pickup" else 50_000
+        args.jobs = {"pickup": 1000, "enqueue": 20_000}.get(args.scenario, 50_000)
     if args.workers is None:
         args.workers = 1 if args.scenario == "pickup" else 2
     if args.timeout is None:
@@ -73,6 +77,7 @@ def parse_args() -> argparse.Namespace:
             "sustained": args.seconds + 180,
             "pickup": args.jobs * args.interval_ms / 1000 + 180,
             "crash": 2 * args.crash_timeout + 240,
+            "enqueue": 900,
         }[args.scenario]
     return args
 
@@ -261,7 +266,7 @@ async def drain(peer, args, db) -> list[dict]:
 
 
 async def sustained(peer, args, db) -> list[dict]:
-    clients = [await peer.client(args.dsn) for _ in range(args.producers)]
+    clients = [await peer.client(args.dsn) for _ in range(int(args.producers))]
     enqueued = 0
 
     async def produce(client, deadline: float) -> None:
@@ -288,6 +293,55 @@ async def sustained(peer, args, db) -> list[dict]:
         "enqueued": enqueued, "completed": completed,
         "jobs_per_second": round(completed / args.seconds, 1),
     }]
+
+
+def counts(text: str) -> list[int]:
+    values = [int(v) for v in text.split(",")]
+    if not values or min(values) < 1:
+        raise SystemExit(f"expected positive whole numbers separated by commas, got {text!r}")
+    return values
+
+
+async def enqueue(peer, args, db) -> list[dict]:
+    """The insert path alone, no workers: for each shape (``batch`` jobs per enqueue call,
+    from ``producers`` concurrent producers on a connection each) about ``--jobs`` jobs are
+    inserted as fast as the producers can; jobs inserted per second. Each shape starts from
+    empty tables, after an untimed round (every connection has prepared the insert). Same
+    shapes as ``atelier bench queue enqueue``."""
+    batches, producer_counts = counts(args.batches), counts(args.producers)
+    clients = [await peer.client(args.dsn) for _ in range(max(producer_counts))]
+    results = []
+
+    async def produce(client, calls: int, batch: int) -> None:
+        payloads = [{}] * batch
+        for _ in range(calls):
+            await client.enqueue(payloads)
+
+    async def round_of(producers: int, calls: int, batch: int) -> int:
+        await asyncio.gather(*(produce(c, calls, batch) for c in clients[:producers]))
+        return producers * calls * batch
+
+    try:
+        for batch in batches:
+            for producers in producer_counts:
+                calls = max(1, args.jobs // (producers * batch))
+                await db.execute(peer.empty_sql)
+                await round_of(producers, 2, batch)
+                await db.execute(peer.empty_sql)
+                t0 = time.monotonic()
+                inserted = await round_of(producers, calls, batch)
+                seconds = time.monotonic() - t0
+                if (queued := await unfinished(peer, db)) != inserted:
+                    raise RuntimeError(f"inserted {inserted} jobs but {queued} are unfinished")
+                results.append(header(peer, "enqueue") | {
+                    "batch": batch, "producers": producers, "jobs": inserted,
+                    "seconds": round(seconds, 3),
+                    "jobs_per_second": round(inserted / seconds, 1),
+                })
+    finally:
+        for c in clients:
+            await c.close()
+    return results
 
 
 def nearest_rank(sorted_values: list[float], pct: float) -> float:
@@ -351,4 +405,4 @@ async def crash_once(peer, args, variant: str) -> dict:
     return result
 
 
-SCENARIOS = {"drain": drain, "sustained": sustained, "pickup": pickup, "crash": crash}
+SCENARIOS = {"drain": drain, "sustained": sustained, "pickup": pickup, "crash": crash, "enqueue": enqueue}

@@ -48,6 +48,8 @@ class PgQueuerPeer:
     version = version("pgqueuer")
     # Finished jobs are deleted from the queue table (and logged in pgqueuer_log).
     unfinished_sql = "SELECT count(*) FROM pgqueuer WHERE status IN ('queued', 'picked')"
+    # An enqueue writes the job and a 'queued' row in its log.
+    empty_sql = "TRUNCATE pgqueuer, pgqueuer_log"
     crash_variant = None
     crash_note = (
         "default settings: a picked job whose heartbeat is older than heartbeat_timeout "
