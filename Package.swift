@@ -6,12 +6,12 @@ import PackageDescription
 // The target graph (our targets only; each arrow is a declared dependency, and ./ops/check-imports
 // checks that every import is declared and every declared dependency imported):
 //
-//   atelier (the executable) → AtelierApps, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
+//   atelier (the executable) → AtelierAccounts, AtelierApps, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
 //                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
-//   AtelierApps       → AtelierAPI, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
+//   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
-//   AtelierAPI        → AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
+//   AtelierAPI        → AtelierAccounts, AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing (the core /v1 API)
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
@@ -21,6 +21,7 @@ import PackageDescription
 //   AtelierVision     → AtelierImaging, AtelierHashing
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
+//   AtelierAccounts   → none of ours (users, passwords, access and refresh tokens, in PostgreSQL)
 //   AtelierQueue      → AtelierDatabase
 //   AtelierDatabase   → AtelierHashing; (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
 //   AtelierSearch, AtelierStorage, AtelierHashing (FNV-1a, a hash stable across processes): none of ours
@@ -28,7 +29,8 @@ import PackageDescription
 //
 // Tests mirror the targets (AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests, AtelierJobsTests,
 // AtelierHandlersTests, AtelierAPITests, AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests,
-// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierHashingTests, AtelierCLITests for the
+// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierHashingTests, AtelierAccountsTests,
+// AtelierCLITests for the
 // `atelier` binary);
 // AtelierExamples: runnable documentation, one task a user or an engineer does per file (README "Examples");
 // AtelierTestSupport → AtelierQueue, AtelierDatabase, AtelierStorage (a database and an object-store prefix per
@@ -63,6 +65,8 @@ let package = Package(
         // a YAML parser for the OpenAPI check (tests only).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Access tokens (HS256 JWTs) and, for Sign in with Apple, RS256 identity tokens and JWKS.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         // FNV-1a: a hash that is the same in every process (migration checksums, ETags, the local
@@ -149,6 +153,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Accounts: users (scrypt passwords), access tokens (JWTs), refresh tokens rotated in
+        // families, revoked access tokens.
+        .target(
+            name: "AtelierAccounts",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
         // The job kinds' contracts: one file per kind with its Payload, Result and checks, shared by
         // the API (which checks and enqueues) and the handlers (which decode and run).
         .target(
@@ -189,6 +206,7 @@ let package = Package(
         .target(
             name: "AtelierAPI",
             dependencies: [
+                "AtelierAccounts",
                 "AtelierJobs",
                 "AtelierQueue",
                 "AtelierDatabase",
@@ -217,6 +235,7 @@ let package = Package(
             name: "AtelierApps",
             dependencies: [
                 "AtelierAPI",
+                "AtelierAccounts",
                 "AtelierJobs",
                 "AtelierQueue",
                 "AtelierStorage",
@@ -234,6 +253,7 @@ let package = Package(
         .executableTarget(
             name: "atelier",
             dependencies: [
+                "AtelierAccounts",
                 "AtelierQueue",
                 "AtelierDatabase",
                 "AtelierWorker",
@@ -342,6 +362,14 @@ let package = Package(
             name: "AtelierHashingTests",
             dependencies: ["AtelierHashing"]
         ),
+        .testTarget(
+            name: "AtelierAccountsTests",
+            dependencies: [
+                "AtelierAccounts",
+                "AtelierTestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
         // Shared by the HTTP test targets: the real server (core routes and the apps'), an
         // in-process worker with the real handlers, a real HTTP client, SSE and raw-socket readers.
         .target(
@@ -389,6 +417,7 @@ let package = Package(
             name: "AtelierAppsTests",
             dependencies: [
                 "AtelierAPI",
+                "AtelierAccounts",
                 "AtelierAPITestSupport",
                 "AtelierQueue",
                 "AtelierStorage",

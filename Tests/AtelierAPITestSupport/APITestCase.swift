@@ -61,6 +61,7 @@ open class APITestCase: DatabaseTestCase {
         configuration.port = 0
         configuration.dataDirectory = blobRoot
         configuration.signingSecret = String(repeating: "s3cr3t-", count: 6)
+        configuration.jwtSecret = String(repeating: "jwt-s3cr3t-", count: 4)
         configuration.accessLog = false
         configuration.version = "test"
         configure(&configuration)

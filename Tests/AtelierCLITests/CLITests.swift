@@ -39,6 +39,36 @@ final class CLITests: DatabaseTestCase {
         XCTAssertTrue(table.output.contains("noop"), table.output)
     }
 
+    func testUsersCreateListDisable() async throws {
+        let created = try await AtelierProcess.run(
+            ["users", "create", "--email", "Ana@Example.com", "--role", "driver", "--name", "Ana", "--permission", "vehicle.read",
+             "--password-stdin", "--json"], database: db.url, input: "password123\n")
+        XCTAssertEqual(created.status, 0, created.output)
+        let user = try XCTUnwrap(try json(created.output) as? [String: Any])
+        XCTAssertEqual(user["role"] as? String, "driver")
+        XCTAssertEqual(user["has_password"] as? Bool, true)
+        let stored = try await db.scalar("SELECT count(*)::int FROM users u WHERE position('password123' IN u::text) > 0", as: Int.self)
+        XCTAssertEqual(stored, 0, "only the hash is stored")
+
+        let duplicate = try await atelier("users", "create", "--email", "ana@example.com")
+        XCTAssertEqual(duplicate.status, 4, duplicate.output)
+        XCTAssertTrue(duplicate.output.contains("already exists"), duplicate.output)
+        let badRole = try await atelier("users", "create", "--email", "bo@example.com", "--role", "Boss")
+        XCTAssertEqual(badRole.status, 64, badRole.output)
+        let short = try await AtelierProcess.run(["users", "create", "--email", "cy@example.com", "--password-stdin"],
+                                                 database: db.url, input: "short\n")
+        XCTAssertEqual(short.status, 64, short.output)
+
+        let listed = try await atelier("users", "list")
+        XCTAssertTrue(listed.output.contains("Ana@Example.com") && listed.output.contains("vehicle.read"), listed.output)
+        XCTAssertFalse(listed.output.contains("scrypt"), listed.output)
+        let disabled = try await atelier("users", "disable", "--email", "ana@EXAMPLE.com", "--json")
+        XCTAssertEqual(disabled.status, 0, disabled.output)
+        XCTAssertNotNil((try json(disabled.output) as? [String: Any])?["disabled_at"] as? String)
+        let missing = try await atelier("users", "disable", "--email", "nobody@example.com")
+        XCTAssertEqual(missing.status, 3, missing.output)
+    }
+
     func testTokensCreateListRevoke() async throws {
         let created = try await atelier("tokens", "create", "--name", "ios-app", "--json")
         XCTAssertEqual(created.status, 0, created.output)

@@ -19,7 +19,8 @@ public final class AtelierProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/atelier")
     }
 
-    public init(_ arguments: [String], database: DatabaseURL?, environment extra: [String: String] = [:]) throws {
+    /// `input`: what the process reads on its standard input (nothing when nil).
+    public init(_ arguments: [String], database: DatabaseURL?, environment extra: [String: String] = [:], input: String? = nil) throws {
         outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-test-\(UUID().uuidString).log")
         try Data().write(to: outputURL)
         let output = try FileHandle(forWritingTo: outputURL)
@@ -33,7 +34,16 @@ public final class AtelierProcess: @unchecked Sendable {
         process.environment = environment
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        if let input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            try process.run()
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
     }
 
     /// Starts `atelier work` against `database`.
@@ -42,8 +52,9 @@ public final class AtelierProcess: @unchecked Sendable {
     }
 
     /// Runs a CLI command to its end; returns exit status and output.
-    public static func run(_ arguments: [String], database: DatabaseURL?, environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
-        let process = try AtelierProcess(arguments, database: database, environment: environment)
+    public static func run(_ arguments: [String], database: DatabaseURL?, environment: [String: String] = [:],
+                           input: String? = nil) async throws -> (status: Int32, output: String) {
+        let process = try AtelierProcess(arguments, database: database, environment: environment, input: input)
         let status = try await process.waitForExit(timeout: .seconds(60))
         return (status, process.output)
     }

@@ -341,8 +341,24 @@ ensure_signing_secret() {
   export ATELIER_SIGNING_SECRET
 }
 
+# The secret that signs users' access tokens (ATELIER_JWT_SECRET), kept like the signing secret
+# in .atelier/jwt-secret (mode 0600, never committed). One already in the environment wins.
+ensure_jwt_secret() {
+  local file="$REPO/.atelier/jwt-secret"
+  if [ -z "${ATELIER_JWT_SECRET:-}" ]; then
+    if [ ! -s "$file" ]; then
+      mkdir -p "$(dirname "$file")"
+      (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+      log "generated a secret for users' access tokens in $file"
+    fi
+    ATELIER_JWT_SECRET="$(cat "$file")"
+  fi
+  export ATELIER_JWT_SECRET
+}
+
 write_env_file() {
   ensure_signing_secret
+  ensure_jwt_secret
   export ATELIER_DATA_DIR="${ATELIER_DATA_DIR:-$REPO/.atelier/data}"
   mkdir -p "$(dirname "$ENV_FILE")"
   (umask 077 && cat > "$ENV_FILE" <<ENV
@@ -351,6 +367,7 @@ export ATELIER_DATABASE_URL="$ATELIER_DATABASE_URL"
 export ATELIER_STATE_DIR="$STATE_DIR"
 export ATELIER_DATA_DIR="$ATELIER_DATA_DIR"
 export ATELIER_SIGNING_SECRET="$ATELIER_SIGNING_SECRET"
+export ATELIER_JWT_SECRET="$ATELIER_JWT_SECRET"
 export ATELIER_MODEL_DIR="$ATELIER_MODEL_DIR"
 export PATH="$REPO/ops/bin:\$PATH"
 ENV

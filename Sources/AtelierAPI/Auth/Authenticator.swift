@@ -1,3 +1,4 @@
+import AtelierAccounts
 import AtelierQueue
 import Foundation
 import Synchronization
@@ -30,6 +31,8 @@ package final class Authenticator: Sendable {
     }
 
     private let tokens: AppTokens
+    /// Users' access tokens (JWTs), when accounts are configured.
+    package let accounts: UserAccounts?
     private let notifier: Notifier
     package let openAccess: Bool
     private let ttl: Duration
@@ -39,8 +42,9 @@ package final class Authenticator: Sendable {
     static let cacheCapacity = 10_000
 
     package init(tokens: AppTokens, notifier: Notifier, openAccess: Bool, ttl: Duration = .seconds(60),
-                missTTL: Duration = .seconds(10), addressLimiter: RateLimiter? = nil) {
+                missTTL: Duration = .seconds(10), addressLimiter: RateLimiter? = nil, accounts: UserAccounts? = nil) {
         self.tokens = tokens
+        self.accounts = accounts
         self.notifier = notifier
         self.openAccess = openAccess
         self.ttl = ttl
@@ -56,6 +60,15 @@ package final class Authenticator: Sendable {
     /// The principal for `secret` presented from `address`.
     package func authenticate(_ secret: String, from address: String) async throws -> Outcome {
         let hash = AppTokens.hash(secret)
+        // A user's access token: its signature and expiry are checked here, its revocation in
+        // memory (``AccessRevocations``) — no lookup a forged token could multiply.
+        if let accounts, AccessTokens.looksLikeJWT(secret) {
+            do {
+                return .principal(UserAccounts.principal(try await accounts.verify(secret), tokenHash: hash))
+            } catch is AccountError {
+                return .invalid
+            }
+        }
         let now = ContinuousClock.now
         let listening = notifier.isListening
         if listening, let hit = state.withLock({ $0.valid[hash] }), hit.expires > now {
@@ -113,7 +126,8 @@ package final class Authenticator: Sendable {
         }
     }
 
-    /// The credential in `X-App-Token` or `Authorization: Bearer …`, if any.
+    /// The credential in `X-App-Token` or `Authorization: Bearer …`, if any: an app token or a
+    /// user's access token.
     package static func credential(xAppToken: String?, authorization: String?) -> String? {
         if let header = xAppToken {
             let token = HeaderText.trimmed(header)

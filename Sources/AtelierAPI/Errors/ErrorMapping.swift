@@ -7,8 +7,8 @@ import PostgresNIO
 
 /// Maps every error type the API can meet to an ``APIError``. Unknown errors become a 500 whose
 /// message names the request id (the log line has the details); nothing internal leaks.
-enum ErrorMapping {
-    static func apiError(for error: any Error, requestID: String, logger: Logger) -> APIError {
+package enum ErrorMapping {
+    package static func apiError(for error: any Error, requestID: String, logger: Logger) -> APIError {
         switch error {
         case let error as APIError:
             return error

@@ -282,6 +282,95 @@ paths:
         "401": { $ref: "#/components/responses/CaptionError" }
         "429": { $ref: "#/components/responses/CaptionError" }
         "500": { $ref: "#/components/responses/CaptionError" }
+  /api/auth/login:
+    post:
+      summary: Sign in with email and password (the fleet app's API, docs/clients.md §6)
+      description: |
+        Answers an access token (a JWT, HS256, valid `expiresIn` seconds) for a user made with
+        `atelier users create`. A wrong email, a wrong password and a disabled user get the same
+        401. At most 30 attempts a minute per client address and 10 per email (429 with
+        `retryAfter` and `Retry-After`). 503 when the server has no ATELIER_JWT_SECRET.
+      security: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [email, password]
+              properties:
+                email: { type: string, example: user@example.com }
+                password: { type: string, example: password123 }
+      responses:
+        "200":
+          description: signed in
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [token, user, expiresIn]
+                properties:
+                  token: { type: string }
+                  user:
+                    type: object
+                    required: [id, email, role]
+                    properties:
+                      id: { type: string }
+                      email: { type: string }
+                      role: { type: string }
+                  expiresIn: { type: integer, example: 3600 }
+        "400": { $ref: "#/components/responses/FleetError" }
+        "401": { $ref: "#/components/responses/FleetError" }
+        "429": { $ref: "#/components/responses/FleetError" }
+        "503": { $ref: "#/components/responses/FleetError" }
+  /api/auth/me:
+    get:
+      summary: The signed-in user (the fleet app's API)
+      description: Bearer access token from `/api/auth/login`; 401 `{error, message, code}` when it is expired, invalid or logged out.
+      security: [{ bearer: [] }]
+      responses:
+        "200":
+          description: the user
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [id, email, name, role, permissions]
+                properties:
+                  id: { type: string }
+                  email: { type: string }
+                  name: { type: string }
+                  role: { type: string }
+                  permissions: { type: array, items: { type: string } }
+        "401": { $ref: "#/components/responses/FleetError" }
+        "503": { $ref: "#/components/responses/FleetError" }
+  /api/auth/refresh:
+    post:
+      summary: Renew a still-valid access token (the fleet app's API)
+      description: Answers a new token; the one presented stops working.
+      security: [{ bearer: [] }]
+      responses:
+        "200":
+          description: the new token
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [token, expiresIn]
+                properties:
+                  token: { type: string }
+                  expiresIn: { type: integer, example: 3600 }
+        "401": { $ref: "#/components/responses/FleetError" }
+        "503": { $ref: "#/components/responses/FleetError" }
+  /api/auth/logout:
+    post:
+      summary: Sign out (the fleet app's API)
+      description: The token stops working in every API process at once.
+      security: [{ bearer: [] }]
+      responses:
+        "204": { description: signed out }
+        "401": { $ref: "#/components/responses/FleetError" }
+        "503": { $ref: "#/components/responses/FleetError" }
   /v1/search:
     post:
       summary: Semantic search over the caller's indexed items
@@ -690,6 +779,20 @@ components:
     appToken: { type: apiKey, in: header, name: X-App-Token }
     bearer: { type: http, scheme: bearer }
   responses:
+    FleetError:
+      description: the fleet app's error shape
+      content:
+        application/json:
+          schema:
+            type: object
+            required: [error, message]
+            properties:
+              error: { type: string, example: Unauthorized }
+              message: { type: string, example: Token expired or invalid }
+              code: { type: string, example: TOKEN_EXPIRED }
+              details: { type: object, additionalProperties: { type: string } }
+              retryAfter: { type: integer }
+              requestId: { type: string }
     CaptionError:
       description: the caption API's error shape
       content:

@@ -12,6 +12,15 @@ public struct APIConfiguration: Sendable {
     public var dataDirectory = URL(fileURLWithPath: ".atelier/data")
     /// `ATELIER_SIGNING_SECRET`: HMAC key of pre-signed result URLs (≥ 32 bytes).
     public var signingSecret = ""
+    /// `ATELIER_JWT_SECRET`: HMAC key of users' access tokens (≥ 32 bytes); nil: no accounts
+    /// (sign-in routes answer 503, only app tokens are accepted).
+    public var jwtSecret: String?
+    /// `ATELIER_ACCESS_TOKEN_TTL`: how long an access token is valid (default an hour).
+    public var accessTokenLifetime: Duration = .seconds(3600)
+    /// `ATELIER_LOGIN_RATE_LIMIT`, `ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL`: sign-in attempts per minute
+    /// from one client address, and for one email; 0 turns either off.
+    public var loginRateLimitPerAddress = 30
+    public var loginRateLimitPerEmail = 10
     /// `ATELIER_RESULT_URL_TTL`: how long a result URL stays valid.
     public var resultURLLifetime: Duration = .seconds(3600)
     /// `ATELIER_MAX_UPLOAD_BYTES`: largest accepted request body (413 above it).

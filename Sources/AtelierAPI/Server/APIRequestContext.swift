@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 import Synchronization
@@ -10,11 +11,16 @@ public struct Principal: Sendable, Equatable {
     /// The SHA-256 of the credential that proved it (nil under open access): the key of its
     /// rate limit, and how its open streams are found when it is revoked.
     public var tokenHash: String?
+    /// Set when the credential is a user's access token: who, and in which role.
+    public var userID: UUID?
+    public var role: String?
 
-    public init(owner: String, name: String, tokenHash: String? = nil) {
+    public init(owner: String, name: String, tokenHash: String? = nil, userID: UUID? = nil, role: String? = nil) {
         self.owner = owner
         self.name = name
         self.tokenHash = tokenHash
+        self.userID = userID
+        self.role = role
     }
 
     public static let anonymous = Principal(owner: "anonymous", name: "anonymous")

@@ -27,6 +27,8 @@ public final class APIServer: Sendable {
     public let metrics: APIMetrics
     public let publicBase: PublicBaseURL
     package let authenticator: Authenticator
+    /// Users and their tokens (nil without `ATELIER_JWT_SECRET`).
+    package let accounts: UserAccounts?
     let cache: JobViewCache
     package let hub: EventHub
     let kinds: JobKindCatalog
@@ -59,14 +61,20 @@ public final class APIServer: Sendable {
         self.blobs = try blobs ?? LocalBlobStore(root: configuration.blobDirectory)
         self.signer = try URLSigner(secret: configuration.signingSecret, lifetime: configuration.resultURLLifetime)
         self.links = DownloadLinks(signer: signer, blobs: self.blobs)
-        self.notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
-                                 logger: logger)
+        let notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
+                                logger: logger)
+        self.notifier = notifier
         self.metrics = APIMetrics()
         self.publicBase = PublicBaseURL(configuration.baseURL)
+        let accounts = try configuration.jwtSecret.map {
+            try UserAccounts(secret: $0, lifetime: configuration.accessTokenLifetime, queue: queue, notifier: notifier)
+        }
+        self.accounts = accounts
         self.authenticator = Authenticator(
             tokens: AppTokens(queue: queue), notifier: notifier, openAccess: configuration.openAccess,
             addressLimiter: configuration.unauthenticatedRateLimitPerMinute > 0
-                ? RateLimiter(perMinute: configuration.unauthenticatedRateLimitPerMinute) : nil)
+                ? RateLimiter(perMinute: configuration.unauthenticatedRateLimitPerMinute) : nil,
+            accounts: accounts)
         self.cache = JobViewCache(notifier: notifier)
         self.intake = JobIntake(queue: queue, blobs: self.blobs, kinds: kinds, imageLimits: configuration.imageLimits,
                                 quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,

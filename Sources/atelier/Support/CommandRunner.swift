@@ -1,3 +1,4 @@
+import AtelierAccounts
 import ArgumentParser
 import AtelierDatabase
 import AtelierQueue
@@ -15,6 +16,14 @@ struct DatabaseOptions: ParsableArguments {
 enum CommandExit {
     static func code(for error: any Error) -> Int32 {
         if error is ConfigurationError { return 78 }
+        if let account = error as? AccountError {
+            switch account {
+            case .notFound: return 3
+            case .conflict: return 4
+            case .invalidArgument, .invalidCredentials, .invalidToken: return 64
+            case .configuration: return 78
+            }
+        }
         switch DatabaseErrorText.queueError(error) {
         case .jobNotFound: return 3
         case .conflict: return 4

@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAccounts
 import AtelierDatabase
 import AtelierEmbeddings
 import AtelierHandlers
@@ -50,6 +51,16 @@ extension Settings {
             throw ConfigurationError("ATELIER_SIGNING_SECRET must be at least \(URLSigner.minimumSecretBytes) bytes long")
         }
         configuration.signingSecret = secret
+        if let jwtSecret = string("ATELIER_JWT_SECRET") {
+            guard jwtSecret.utf8.count >= AccessTokens.minimumSecretBytes else {
+                throw ConfigurationError("ATELIER_JWT_SECRET must be at least \(AccessTokens.minimumSecretBytes) bytes long")
+            }
+            configuration.jwtSecret = jwtSecret
+        }
+        configuration.accessTokenLifetime = try duration("ATELIER_ACCESS_TOKEN_TTL") ?? configuration.accessTokenLifetime
+        guard configuration.accessTokenLifetime >= .seconds(60), configuration.accessTokenLifetime <= .seconds(24 * 3600) else {
+            throw ConfigurationError("ATELIER_ACCESS_TOKEN_TTL must be between 60s and 24h")
+        }
         configuration.resultURLLifetime = try duration("ATELIER_RESULT_URL_TTL") ?? configuration.resultURLLifetime
         guard configuration.resultURLLifetime >= .seconds(60) else {
             throw ConfigurationError("ATELIER_RESULT_URL_TTL must be at least 60s")
@@ -68,6 +79,8 @@ extension Settings {
             configuration.rateLimitPerMinute = limit
         }
         for (name, keyPath) in [("ATELIER_UNAUTHENTICATED_RATE_LIMIT", \APIConfiguration.unauthenticatedRateLimitPerMinute),
+                                ("ATELIER_LOGIN_RATE_LIMIT", \.loginRateLimitPerAddress),
+                                ("ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL", \.loginRateLimitPerEmail),
                                 ("ATELIER_MAX_ACTIVE_JOBS_PER_OWNER", \.maxActiveJobsPerOwner),
                                 ("ATELIER_MAX_STORED_BYTES_PER_OWNER", \.maxStoredBytesPerOwner)] {
             if let value = try int(name) {

@@ -1,0 +1,43 @@
+import AtelierAccounts
+import AtelierQueue
+import Foundation
+import Logging
+
+/// The accounts an API process serves with: users, access tokens (signed with
+/// `ATELIER_JWT_SECRET`), refresh tokens, and what is revoked. Absent when the secret is unset:
+/// then no access token is accepted and the sign-in routes answer 503.
+package struct UserAccounts: Sendable {
+    package let users: UserStore
+    package let access: AccessTokens
+    package let refresh: RefreshTokens
+    package let revoked: RevokedAccessTokens
+    package let revocations: AccessRevocations
+
+    package init(secret: String, lifetime: Duration, queue: JobQueue, notifier: Notifier) throws(AccountError) {
+        access = try AccessTokens(secret: secret, lifetime: lifetime)
+        users = UserStore(client: queue.client, logger: queue.logger)
+        refresh = RefreshTokens(client: queue.client, logger: queue.logger)
+        revoked = RevokedAccessTokens(client: queue.client, logger: queue.logger)
+        revocations = AccessRevocations(revoked: revoked, users: users, notifier: notifier)
+    }
+
+    /// The claims of an access token that we signed, has not expired, was not revoked (logout)
+    /// and whose user is not disabled; otherwise ``AccountError/invalidToken(_:)``.
+    package func verify(_ token: String) async throws -> AccessClaims {
+        let claims = try await access.verify(token)
+        guard try await !revocations.isRevoked(claims) else { throw AccountError.invalidToken("Token expired or invalid") }
+        return claims
+    }
+
+    /// Logout: the token stops working in every API process (the revocation's notification).
+    package func revoke(_ claims: AccessClaims) async throws {
+        try await revoked.revoke(claims)
+        revocations.remember(claims)
+    }
+
+    /// The principal of a user's access token: jobs and other owned things belong to the user.
+    package static func principal(_ claims: AccessClaims, tokenHash: String) -> Principal {
+        let owner = User.ownerPrefix + claims.sub.value
+        return Principal(owner: owner, name: owner, tokenHash: tokenHash, userID: claims.userID, role: claims.role)
+    }
+}

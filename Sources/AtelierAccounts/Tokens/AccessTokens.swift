@@ -1,0 +1,55 @@
+import Foundation
+import JWTKit
+
+/// Access tokens: JWTs signed with HS256 under `ATELIER_JWT_SECRET` (at least 32 bytes), valid
+/// for ``lifetime`` (an hour). Verifying checks the signature (only HS256 with our key: the
+/// `alg` of the header cannot choose another), the expiry and the claims' shape; whether the
+/// token was revoked (logout, a disabled user) is ``AccessRevocations``'s question.
+public struct AccessTokens: Sendable {
+    public let lifetime: Duration
+    private let keys: JWTKeyCollection
+    /// The key goes into the collection (an actor) once, before the first sign or verify.
+    private let keyAdded: Task<Void, Never>
+
+    public static let minimumSecretBytes = 32
+
+    public init(secret: String, lifetime: Duration = .seconds(3600)) throws(AccountError) {
+        guard secret.utf8.count >= Self.minimumSecretBytes else {
+            throw .configuration("ATELIER_JWT_SECRET must be at least \(Self.minimumSecretBytes) bytes (it has \(secret.utf8.count))")
+        }
+        self.lifetime = lifetime
+        let keys = JWTKeyCollection()
+        self.keys = keys
+        keyAdded = Task { await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256) }
+    }
+
+    /// A fresh token for `user`; its claims say when it expires and what logout revokes.
+    public func issue(for user: User, now: Date = Date()) async throws -> (token: String, claims: AccessClaims) {
+        let issued = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let claims = AccessClaims(sub: .init(value: user.id.uuidString.lowercased()), role: user.role,
+                                  jti: .init(value: UUID().uuidString.lowercased()), iat: .init(value: issued),
+                                  exp: .init(value: issued.addingTimeInterval(Double(lifetime.components.seconds))))
+        await keyAdded.value
+        return (try await keys.sign(claims), claims)
+    }
+
+    /// The claims of a token we signed that has not expired, or ``AccountError/invalidToken(_:)``.
+    public func verify(_ token: String) async throws(AccountError) -> AccessClaims {
+        guard token.utf8.count <= 4096 else { throw .invalidToken("Token expired or invalid") }
+        await keyAdded.value
+        let claims: AccessClaims
+        do {
+            claims = try await keys.verify(token, as: AccessClaims.self)
+        } catch {
+            throw .invalidToken("Token expired or invalid")
+        }
+        guard claims.userID != nil, claims.tokenID != nil else { throw .invalidToken("Token expired or invalid") }
+        return claims
+    }
+
+    /// Whether `credential` has a JWT's shape (three base64url parts): such credentials are
+    /// access tokens, anything else an app token.
+    public static func looksLikeJWT(_ credential: String) -> Bool {
+        credential.hasPrefix("eyJ") && credential.utf8.reduce(0) { $1 == UInt8(ascii: ".") ? $0 + 1 : $0 } == 2
+    }
+}

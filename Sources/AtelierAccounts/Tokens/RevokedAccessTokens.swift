@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Access tokens revoked before they expire (`revoked_access_tokens`, migration 0010): logout
+/// writes the token's `jti` here, kept until the token would have expired anyway. The insert
+/// notifies `atelier_tokens` with `jti:<id>`, so every API process refuses it at once.
+public struct RevokedAccessTokens: Sendable {
+    public let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        (self.client, self.logger) = (client, logger)
+    }
+
+    public func revoke(_ claims: AccessClaims) async throws {
+        guard let jti = claims.tokenID else { return }
+        _ = try await client.query("""
+            INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (\(jti), \(claims.expiresAt))
+            ON CONFLICT (jti) DO NOTHING
+            """, logger: logger)
+    }
+
+    /// Revoked tokens that have not expired: what an API process loads when it starts or its
+    /// listener reconnects.
+    public func live() async throws -> [UUID: Date] {
+        var revoked: [UUID: Date] = [:]
+        let rows = try await client.query("SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()", logger: logger)
+        for try await (jti, expiresAt) in rows.decode((UUID, Date).self) { revoked[jti] = expiresAt }
+        return revoked
+    }
+
+    public func isRevoked(_ jti: UUID) async throws -> Bool {
+        for try await _ in try await client.query("SELECT 1 FROM revoked_access_tokens WHERE jti = \(jti)", logger: logger) {
+            return true
+        }
+        return false
+    }
+
+    /// Forgets revocations of tokens that have expired by now (the maintenance leader's job).
+    @discardableResult
+    public func purgeExpired() async throws -> Int {
+        var count = 0
+        for try await _ in try await client.query("DELETE FROM revoked_access_tokens WHERE expires_at < now() RETURNING 1", logger: logger) {
+            count += 1
+        }
+        return count
+    }
+}

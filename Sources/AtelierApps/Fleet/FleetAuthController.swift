@@ -1,0 +1,139 @@
+import AtelierAPI
+import AtelierAccounts
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The fleet app's sign-in routes (docs/clients.md §6), exactly as its document prints them:
+///
+/// - `POST /api/auth/login {email, password}` → `{token, user: {id, email, role}, expiresIn}`;
+///   a wrong email or password → 401 `{error: "Invalid credentials", message}` — the same answer,
+///   after the same work, whichever it was; limited per client address and per email (429).
+/// - `GET /api/auth/me` (Bearer) → `{id, email, name, role, permissions}`.
+/// - `POST /api/auth/refresh` (Bearer, still valid) → `{token, expiresIn}`; the old token stops working.
+/// - `POST /api/auth/logout` (Bearer) → 204; the token stops working in every API process.
+struct FleetAuthController: Sendable {
+    let accounts: UserAccounts?
+    let limits: LoginLimits
+
+    static let base = "api/auth"
+
+    func register(on router: Router<APIRequestContext>) {
+        router.post(RouterPath(Self.base + "/login")) { request, context in await answer(context) { try await login(request, context) } }
+        router.get(RouterPath(Self.base + "/me")) { request, context in await answer(context) { try await me(request) } }
+        router.post(RouterPath(Self.base + "/refresh")) { request, context in await answer(context) { try await refresh(request) } }
+        router.post(RouterPath(Self.base + "/logout")) { request, context in await answer(context) { try await logout(request) } }
+    }
+
+    struct LoginRequest: Decodable { var email: String?; var password: String? }
+    struct LoginAnswer: Encodable {
+        struct UserPart: Encodable { var id: String; var email: String; var role: String }
+        var token: String
+        var user: UserPart
+        var expiresIn: Int
+    }
+    struct MeAnswer: Encodable { var id: String; var email: String; var name: String; var role: String; var permissions: [String] }
+    struct RefreshAnswer: Encodable { var token: String; var expiresIn: Int }
+
+    func login(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let accounts = try configured()
+        let body = try? await request.body.collect(upTo: 16 * 1024)
+        guard let body, let credentials = try? JSONDecoder().decode(LoginRequest.self, from: Data(buffer: body)) else {
+            throw FleetError.validation(["body": "a JSON object {email, password} is required"])
+        }
+        var missing: [String: String] = [:]
+        if (credentials.email ?? "").isEmpty { missing["email"] = "Email required" }
+        if (credentials.password ?? "").isEmpty { missing["password"] = "Password required" }
+        guard missing.isEmpty, let email = credentials.email, let password = credentials.password else { throw FleetError.validation(missing) }
+        if let retryAfter = limits.retryAfter(address: context.clientAddress, email: email) {
+            throw FleetError.rateLimited(retryAfter: retryAfter)
+        }
+        let user: User
+        do {
+            user = try await accounts.users.authenticate(email: email, password: password)
+        } catch AccountError.invalidCredentials {
+            throw FleetError.invalidCredentials
+        }
+        let (token, claims) = try await accounts.access.issue(for: user)
+        return try JSONResponse.encode(LoginAnswer(
+            token: token, user: .init(id: user.id.uuidString.lowercased(), email: user.email ?? "", role: user.role),
+            expiresIn: Self.seconds(until: claims.expiresAt)))
+    }
+
+    func me(_ request: Request) async throws -> Response {
+        let (accounts, claims) = try await bearer(request)
+        guard let id = claims.userID, let user = try await accounts.users.find(id: id), user.disabledAt == nil else {
+            throw FleetError.unauthorized()
+        }
+        return try JSONResponse.encode(MeAnswer(id: user.id.uuidString.lowercased(), email: user.email ?? "", name: user.name,
+                                                role: user.role, permissions: user.permissions))
+    }
+
+    func refresh(_ request: Request) async throws -> Response {
+        let (accounts, claims) = try await bearer(request)
+        guard let id = claims.userID, let user = try await accounts.users.find(id: id), user.disabledAt == nil else {
+            throw FleetError.unauthorized()
+        }
+        let (token, fresh) = try await accounts.access.issue(for: user)
+        // One live token per renewal chain: the one just renewed stops working.
+        try await accounts.revoke(claims)
+        return try JSONResponse.encode(RefreshAnswer(token: token, expiresIn: Self.seconds(until: fresh.expiresAt)))
+    }
+
+    func logout(_ request: Request) async throws -> Response {
+        let (accounts, claims) = try await bearer(request)
+        try await accounts.revoke(claims)
+        return Response(status: .noContent)
+    }
+
+    // MARK: Helpers
+
+    private func configured() throws -> UserAccounts {
+        guard let accounts else { throw FleetError.notConfigured }
+        return accounts
+    }
+
+    /// The verified, unrevoked access token of `Authorization: Bearer …`.
+    private func bearer(_ request: Request) async throws -> (UserAccounts, AccessClaims) {
+        let accounts = try configured()
+        guard let header = request.headers[.authorization] else { throw FleetError.unauthorized() }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw FleetError.unauthorized() }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        do {
+            return (accounts, try await accounts.verify(token))
+        } catch is AccountError {
+            throw FleetError.unauthorized(expired: Self.isExpired(token))
+        }
+    }
+
+    /// Whether a token's `exp` has passed (read without trusting it: only to choose the error code).
+    static func isExpired(_ token: String) -> Bool {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3 else { return false }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let exp = object["exp"] as? Double else { return false }
+        return exp < Date().timeIntervalSince1970
+    }
+
+    static func seconds(until date: Date) -> Int {
+        max(0, Int(date.timeIntervalSinceNow.rounded()))
+    }
+
+    /// Every failure as the fleet app's error body; anything unexpected is a 500 naming the request id.
+    private func answer(_ context: APIRequestContext, _ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as FleetError {
+            return error.response
+        } catch {
+            // What the core API would answer (it logs the details): a database outage stays a 503.
+            let mapped = ErrorMapping.apiError(for: error, requestID: context.requestID, logger: context.logger)
+            return mapped.status == .serviceUnavailable
+                ? FleetError.unavailable().response : FleetError.internalError(requestID: context.requestID).response
+        }
+    }
+}

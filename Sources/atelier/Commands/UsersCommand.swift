@@ -1,0 +1,93 @@
+import ArgumentParser
+import AtelierAccounts
+import AtelierQueue
+import Foundation
+
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Users who sign in (the fleet app's email and password; Sign in with Apple): create, list, disable.",
+        subcommands: [Create.self, List.self, Disable.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a user. With --password-stdin the first line of standard input is the password (≥ 8 characters).")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Email address (unique, whatever its case).") var email: String
+        @Option(help: "Role: user, admin, or an app's own (driver, …).") var role = "user"
+        @Option(help: "Display name.") var name = ""
+        @Option(name: .customLong("permission"), help: "A permission the apps check (repeat for several), e.g. vehicle.read.")
+        var permissions: [String] = []
+        @Flag(help: "Read the password from standard input (otherwise the user has none and cannot sign in with one).")
+        var passwordStdin = false
+        @Flag(help: "Print JSON for scripts.") var json = false
+
+        func run() async throws {
+            var password: String?
+            if passwordStdin {
+                guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                    throw ValidationError("--password-stdin: standard input had no password")
+                }
+                password = line
+            }
+            let (email, role, name, permissions, json) = (self.email, self.role, self.name, self.permissions, self.json)
+            try await withQueue(database) { [password] queue in
+                let user = try await UserStore(client: queue.client, logger: queue.logger)
+                    .create(email: email, name: name, role: role, permissions: permissions, password: password)
+                if json { JSONOutput.print(UsersCommand.object(user)) } else {
+                    say("created \(user.email ?? "") (\(user.id.uuidString.lowercased()), role \(user.role)\(user.hasPassword ? "" : ", no password"))")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Users, oldest first (never their passwords).")
+        @OptionGroup var database: DatabaseOptions
+        @Flag(help: "Print JSON for scripts.") var json = false
+
+        func run() async throws {
+            let json = self.json
+            try await withQueue(database) { queue in
+                let users = try await UserStore(client: queue.client, logger: queue.logger).list()
+                if json {
+                    JSONOutput.print(["users": users.map(UsersCommand.object)])
+                    return
+                }
+                var table = Table("ID", "EMAIL", "NAME", "ROLE", "PERMISSIONS", "SIGN-IN", "CREATED", "DISABLED")
+                for user in users {
+                    let signIn = [user.hasPassword ? "password" : nil, user.appleSubject != nil ? "apple" : nil].compactMap { $0 }
+                    table.add(user.id.uuidString.lowercased(), user.email ?? "-", user.name.isEmpty ? "-" : user.name, user.role,
+                              user.permissions.isEmpty ? "-" : user.permissions.joined(separator: ","),
+                              signIn.isEmpty ? "-" : signIn.joined(separator: ","), TokensCommand.time(user.createdAt),
+                              user.disabledAt.map(TokensCommand.time) ?? "-")
+                }
+                say(table.render())
+            }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Disable a user: no sign-in or refresh, and API processes refuse the user's access tokens at once.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The user's email.") var email: String
+        @Flag(help: "Print JSON for scripts.") var json = false
+
+        func run() async throws {
+            let (email, json) = (self.email, self.json)
+            try await withQueue(database) { queue in
+                let users = UserStore(client: queue.client, logger: queue.logger)
+                let user = try await users.disable(email: email)
+                try await RefreshTokens(client: queue.client, logger: queue.logger).revokeAll(of: user.id)
+                if json { JSONOutput.print(UsersCommand.object(user)) } else { say("disabled \(user.email ?? "") (\(user.id.uuidString.lowercased()))") }
+            }
+        }
+    }
+
+    static func object(_ user: User) -> [String: Any] {
+        ["id": user.id.uuidString.lowercased(), "email": user.email as Any, "name": user.name, "role": user.role,
+         "permissions": user.permissions, "has_password": user.hasPassword, "apple": user.appleSubject != nil,
+         "created_at": JSONOutput.time(user.createdAt), "disabled_at": JSONOutput.time(user.disabledAt)]
+    }
+}

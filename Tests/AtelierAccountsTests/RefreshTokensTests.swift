@@ -1,0 +1,69 @@
+import AtelierAccounts
+import AtelierTestSupport
+import Foundation
+import XCTest
+
+final class RefreshTokensTests: DatabaseTestCase {
+    var users: UserStore { UserStore(client: db.queue.client, logger: db.queue.logger) }
+    var refresh: RefreshTokens { RefreshTokens(client: db.queue.client, logger: db.queue.logger) }
+
+    func testATokenRotatesOnEveryUse() async throws {
+        let user = try await users.create(email: "ana@example.com")
+        let first = try await refresh.issue(for: user.id)
+        XCTAssertTrue(first.token.hasPrefix("atr_"))
+        XCTAssertEqual(first.expiresAt.timeIntervalSinceNow, 30 * 24 * 3600, accuracy: 120)
+        let second = try await refresh.rotate(first.token)
+        XCTAssertEqual(second.userID, user.id)
+        XCTAssertNotEqual(second.token, first.token)
+        let third = try await refresh.rotate(second.token)
+        XCTAssertEqual(third.userID, user.id)
+        let stored = try await db.scalar("SELECT count(*)::int FROM refresh_tokens WHERE token_hash LIKE 'atr%'", as: Int.self)
+        XCTAssertEqual(stored, 0, "only hashes are stored")
+    }
+
+    /// A spent token presented again means two parties hold it: the whole family ends.
+    func testReusingASpentTokenRevokesItsFamily() async throws {
+        let user = try await users.create(email: "bo@example.com")
+        let first = try await refresh.issue(for: user.id)
+        let other = try await refresh.issue(for: user.id)          // another device: another family
+        let second = try await refresh.rotate(first.token)
+        await assertInvalid(first.token)                           // the replay
+        await assertInvalid(second.token)                          // the family is gone with it
+        let otherNext = try await refresh.rotate(other.token)       // the other device is unaffected
+        XCTAssertEqual(otherNext.userID, user.id)
+    }
+
+    func testUnknownExpiredAndDisabledUsersTokensAreRefused() async throws {
+        let user = try await users.create(email: "cy@example.com")
+        let live = try await refresh.issue(for: user.id)
+        let short = RefreshTokens(client: db.queue.client, lifetime: .seconds(-1), logger: db.queue.logger)
+        let expired = try await short.issue(for: user.id)
+        await assertInvalid(expired.token)
+        await assertInvalid("atr_" + String(repeating: "A", count: 43))
+        await assertInvalid("not-a-token")
+        try await users.disable(email: "cy@example.com")
+        await assertInvalid(live.token)
+    }
+
+    func testConcurrentUsesOfOneTokenRotateItOnce() async throws {
+        let user = try await users.create(email: "dee@example.com")
+        let first = try await refresh.issue(for: user.id)
+        let refresh = self.refresh
+        let successes = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 { group.addTask { (try? await refresh.rotate(first.token)) != nil } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        XCTAssertEqual(successes, 1)
+    }
+
+    private func assertInvalid(_ token: String, file: StaticString = #filePath, line: UInt = #line) async {
+        do {
+            _ = try await refresh.rotate(token)
+            XCTFail("rotated \(token.prefix(12))", file: file, line: line)
+        } catch let error as AccountError {
+            XCTAssertEqual(error, .invalidToken("Invalid refresh token"), file: file, line: line)
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+        }
+    }
+}

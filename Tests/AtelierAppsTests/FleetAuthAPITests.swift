@@ -1,0 +1,163 @@
+import AtelierAPI
+import AtelierAPITestSupport
+import AtelierAccounts
+import AtelierQueue
+import AtelierTestSupport
+import Foundation
+import NIOHTTP1
+import XCTest
+
+/// The fleet app's sign-in routes (docs/clients.md §6) against a real server, decoded with
+/// structs written from the app team's API document: login, the current user, renewal, logout —
+/// and the token of a logged-out session refused by another API process too.
+final class FleetAuthAPITests: APITestCase {
+    // The fleet app's models, as its API document prints the JSON.
+    struct LoginRequest: Codable { let email: String; let password: String }
+    struct LoginResponse: Codable {
+        struct UserModel: Codable { let id: String; let email: String; let role: String }
+        let token: String; let user: UserModel; let expiresIn: Int
+    }
+    struct CurrentUser: Codable { let id: String; let email: String; let name: String; let role: String; let permissions: [String] }
+    struct RefreshResponse: Codable { let token: String; let expiresIn: Int }
+    struct ErrorBody: Codable { let error: String; let message: String; let code: String?; let retryAfter: Int?; let details: [String: String]? }
+
+    var users: UserStore { UserStore(client: db.queue.client, logger: db.queue.logger) }
+
+    func login(_ email: String, _ password: String) async throws -> Reply {
+        try await request(.POST, "/api/auth/login", token: .some(nil),
+                          body: try JSONEncoder().encode(LoginRequest(email: email, password: password)), contentType: "application/json")
+    }
+
+    func bearer(_ method: HTTPMethod, _ path: String, _ token: String) async throws -> Reply {
+        try await request(method, path, token: .some(nil), headers: [("Authorization", "Bearer " + token)])
+    }
+
+    func testADriverLogsInReadsItselfRefreshesAndLogsOut() async throws {
+        let driver = try await users.create(email: "John.Driver@example.com", name: "John Driver", role: "driver",
+                                            permissions: ["vehicle.read", "trip.create"], password: "password123")
+        let reply = try await login("john.driver@example.com", "password123")
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let session = try JSONDecoder().decode(LoginResponse.self, from: reply.body)
+        XCTAssertEqual(session.user.id, driver.id.uuidString.lowercased())
+        XCTAssertEqual(session.user.email, "John.Driver@example.com")
+        XCTAssertEqual(session.user.role, "driver")
+        XCTAssertEqual(session.expiresIn, 3600, accuracy: 2)
+
+        let me = try await bearer(.GET, "/api/auth/me", session.token)
+        XCTAssertEqual(me.status, 200, me.text)
+        let current = try JSONDecoder().decode(CurrentUser.self, from: me.body)
+        XCTAssertEqual(current.name, "John Driver")
+        XCTAssertEqual(current.permissions, ["vehicle.read", "trip.create"])
+
+        let renewed = try await bearer(.POST, "/api/auth/refresh", session.token)
+        XCTAssertEqual(renewed.status, 200, renewed.text)
+        let refresh = try JSONDecoder().decode(RefreshResponse.self, from: renewed.body)
+        XCTAssertNotEqual(refresh.token, session.token)
+        let stale = try await bearer(.GET, "/api/auth/me", session.token)
+        XCTAssertEqual(stale.status, 401, "the renewed token stops working")
+
+        let out = try await bearer(.POST, "/api/auth/logout", refresh.token)
+        XCTAssertEqual(out.status, 204, out.text)
+        XCTAssertTrue(out.body.isEmpty)
+        let after = try await bearer(.GET, "/api/auth/me", refresh.token)
+        XCTAssertEqual(after.status, 401)
+        let body = try JSONDecoder().decode(ErrorBody.self, from: after.body)
+        XCTAssertEqual(body.error, "Unauthorized")
+        XCTAssertEqual(body.message, "Token expired or invalid")
+    }
+
+    /// The same 401 for a wrong password, an unknown email and a disabled user.
+    func testEveryFailedLoginIsTheDocumentsOwn401() async throws {
+        _ = try await users.create(email: "ana@example.com", password: "password123")
+        _ = try await users.create(email: "gone@example.com", password: "password123")
+        try await users.disable(email: "gone@example.com")
+        for (email, password) in [("ana@example.com", "wrong-password"), ("nobody@example.com", "password123"),
+                                  ("gone@example.com", "password123")] {
+            let reply = try await login(email, password)
+            XCTAssertEqual(reply.status, 401, email)
+            let body = try JSONDecoder().decode(ErrorBody.self, from: reply.body)
+            XCTAssertEqual(body.error, "Invalid credentials")
+            XCTAssertEqual(body.message, "Email or password incorrect")
+        }
+    }
+
+    func testMissingFieldsAndBadBodiesAreValidationErrors() async throws {
+        for body in [#"{"email":"a@example.com"}"#, #"{}"#, "not json", #"{"email":"","password":""}"#] {
+            let reply = try await request(.POST, "/api/auth/login", token: .some(nil), body: Data(body.utf8), contentType: "application/json")
+            XCTAssertEqual(reply.status, 400, body)
+            let error = try JSONDecoder().decode(ErrorBody.self, from: reply.body)
+            XCTAssertEqual(error.error, "ValidationError")
+            XCTAssertNotNil(error.details, body)
+        }
+        let missing = try await request(.POST, "/api/auth/login", token: .some(nil), body: Data(#"{"email":"a@example.com"}"#.utf8),
+                                        contentType: "application/json")
+        XCTAssertEqual(try JSONDecoder().decode(ErrorBody.self, from: missing.body).details, ["password": "Password required"])
+    }
+
+    /// Ten tries a minute per email, whatever the address: then 429 with retryAfter.
+    func testLoginIsLimitedPerEmail() async throws {
+        _ = try await users.create(email: "target@example.com", password: "password123")
+        var statuses: [Int] = []
+        for _ in 0..<11 { statuses.append(try await login("target@example.com", "guess-guess").status) }
+        XCTAssertEqual(statuses.prefix(10).allSatisfy { $0 == 401 }, true, "\(statuses)")
+        let limited = try await login("TARGET@example.com", "password123")
+        XCTAssertEqual(limited.status, 429)
+        let body = try JSONDecoder().decode(ErrorBody.self, from: limited.body)
+        XCTAssertEqual(body.error, "RateLimitError")
+        XCTAssertEqual(body.retryAfter.map(String.init), limited.header("Retry-After"))
+    }
+
+    func testGarbageExpiredAndForeignTokensAre401() async throws {
+        let user = try await users.create(email: "cy@example.com", password: "password123")
+        let expired = try await AccessTokens(secret: String(repeating: "jwt-s3cr3t-", count: 4))
+            .issue(for: user, now: Date().addingTimeInterval(-7200)).token
+        let foreign = try await AccessTokens(secret: String(repeating: "another-key-", count: 4)).issue(for: user).token
+        for (token, code) in [(expired, "TOKEN_EXPIRED"), (foreign, "TOKEN_INVALID"), ("garbage", "TOKEN_INVALID")] {
+            let reply = try await bearer(.GET, "/api/auth/me", token)
+            XCTAssertEqual(reply.status, 401)
+            XCTAssertEqual(try JSONDecoder().decode(ErrorBody.self, from: reply.body).code, code)
+        }
+        let none = try await request(.GET, "/api/auth/me", token: .some(nil))
+        XCTAssertEqual(none.status, 401)
+    }
+
+    /// An access token works on /v1 too; its jobs belong to the user, not to an app token's owner.
+    func testAnAccessTokenIsACredentialForTheCoreAPI() async throws {
+        let user = try await users.create(email: "dee@example.com", password: "password123")
+        let session = try JSONDecoder().decode(LoginResponse.self, from: try await login("dee@example.com", "password123").body)
+        let created = try await request(.POST, "/v1/jobs", token: .some(nil), headers: [("Authorization", "Bearer " + session.token)],
+                                        body: Data(#"{"kind":"noop"}"#.utf8), contentType: "application/json")
+        XCTAssertEqual(created.status, 200, created.text)
+        let id = try XCTUnwrap(try created.json()["id"] as? String)
+        let owner = try await db.scalar("SELECT owner FROM jobs WHERE id = \(UUID(uuidString: id)!)", as: String.self)
+        XCTAssertEqual(owner, user.owner)
+        let other = try await request(.GET, "/v1/jobs/\(id)")   // alice's app token: another owner
+        XCTAssertEqual(other.status, 404)
+        _ = try await bearer(.POST, "/api/auth/logout", session.token)
+        let refused = try await request(.GET, "/v1/jobs/\(id)", token: .some(nil), headers: [("Authorization", "Bearer " + session.token)])
+        XCTAssertEqual(refused.status, 401)
+    }
+
+    /// Logout in one API process: another process (its own listener and memory) refuses the
+    /// token as soon as the notification reaches it.
+    func testALoggedOutTokenIsRefusedByAnotherAPIProcess() async throws {
+        _ = try await users.create(email: "eve@example.com", password: "password123")
+        let session = try JSONDecoder().decode(LoginResponse.self, from: try await login("eve@example.com", "password123").body)
+        let otherQueue = JobQueue(url: db.url, applicationName: "atelier-other-api", maxConnections: 2, logger: db.queue.logger)
+        let otherNotifier = Notifier(url: db.url, channels: [Notifier.Channel.tokens], logger: db.queue.logger)
+        let other = try UserAccounts(secret: String(repeating: "jwt-s3cr3t-", count: 4), lifetime: .seconds(3600),
+                                     queue: otherQueue, notifier: otherNotifier)
+        let running = Task { await withDiscardingTaskGroup { group in
+            group.addTask { await otherQueue.run() }
+            group.addTask { await otherNotifier.run() }
+        } }
+        defer { running.cancel() }
+        try await db.eventually("the other process listens") { otherNotifier.isListening }
+        _ = try await other.verify(session.token)          // valid there, and now in its memory
+        let out = try await bearer(.POST, "/api/auth/logout", session.token)
+        XCTAssertEqual(out.status, 204)
+        try await db.eventually("the other process refuses the token") {
+            do { _ = try await other.verify(session.token); return false } catch { return true }
+        }
+    }
+}
