@@ -298,7 +298,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierQueueTests",
-            dependencies: ["AtelierQueue", "AtelierTestSupport"]
+            dependencies: ["AtelierQueue", "AtelierTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         // The worker runtime in process and as real `atelier work` processes (exactly once,
         // SIGKILL, SIGTERM, the supervisor), crashes and poison pills, maintenance, diagnostic kinds.

@@ -21,6 +21,8 @@ public final class JobQueue: Sendable {
     public let client: PostgresClient
     public let url: DatabaseURL
     public let logger: Logger
+    /// Single-job enqueues made at the same moment go as one insert.
+    let coalescer = EnqueueCoalescer()
 
     public init(url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 10, logger: Logger) {
         var configuration = url.clientConfiguration(applicationName: applicationName)

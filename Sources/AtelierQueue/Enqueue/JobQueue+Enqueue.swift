@@ -15,9 +15,14 @@ public struct EnqueuedJob: Sendable, Equatable {
 
 extension JobQueue {
     /// Enqueues one job. Workers listening on its queue are woken by the insert's NOTIFY.
+    /// Enqueues made at the same moment in this process share one insert (``EnqueueCoalescer``).
     @discardableResult
     public func enqueue(_ job: NewJob) async throws -> EnqueuedJob {
-        try await enqueue([job])[0]
+        try job.validate()
+        try Self.requireJSONObject(job.payload, what: "payload")
+        return try await coalescer.enqueue(job, id: job.id ?? JobID.make()) { [self] ids, jobs in
+            try await insert(ids: ids, jobs: jobs)
+        }
     }
 
     /// Enqueues many jobs in one statement (one round trip, one NOTIFY per queue).
@@ -29,7 +34,12 @@ extension JobQueue {
             try job.validate()
             try Self.requireJSONObject(job.payload, what: "payload")
         }
-        let ids = jobs.map { $0.id ?? JobID.make() }
+        return try await insert(ids: jobs.map { $0.id ?? JobID.make() }, jobs: jobs)
+    }
+
+    /// The insert of checked jobs with their ids, and the answer for each: created, or the job
+    /// that already holds its idempotency key.
+    private func insert(ids: [UUID], jobs: [NewJob]) async throws -> [EnqueuedJob] {
         var inserted = Set<UUID>()
         for try await id in try await client.execute(InsertJobsStatement(ids: ids, jobs: jobs), logger: logger) {
             inserted.insert(id)
