@@ -34,7 +34,7 @@ import PackageDescription
 // `atelier` binary);
 // AtelierExamples: runnable documentation, one task a user or an engineer does per file (README "Examples");
 // AtelierTestSupport → AtelierQueue, AtelierDatabase, AtelierStorage (a database and an object-store prefix per
-// test, the binary as a process);
+// test, the binary as a process, Apple's signing keys played by the tests);
 // AtelierAPITestSupport → the server with every route and a worker; each test target declares what it imports.
 let package = Package(
     name: "Atelier",
@@ -154,11 +154,13 @@ let package = Package(
             ]
         ),
         // Accounts: users (scrypt passwords), access tokens (JWTs), refresh tokens rotated in
-        // families, revoked access tokens.
+        // families, revoked access tokens, Sign in with Apple (identity tokens against Apple's keys).
         .target(
             name: "AtelierAccounts",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -288,6 +290,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/AtelierTestSupport"
         ),
@@ -426,6 +430,7 @@ let package = Package(
                 "AtelierEmbeddings",
                 "AtelierVision",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),

@@ -1,9 +1,11 @@
-import AtelierAPI
+@testable import AtelierAPI
 import AtelierAPITestSupport
 import AtelierAccounts
 import AtelierQueue
 import AtelierTestSupport
 import Foundation
+import AsyncHTTPClient
+import NIOCore
 import NIOHTTP1
 import XCTest
 
@@ -159,5 +161,44 @@ final class FleetAuthAPITests: APITestCase {
         try await db.eventually("the other process refuses the token") {
             do { _ = try await other.verify(session.token); return false } catch { return true }
         }
+    }
+
+    /// A logged-out user's event streams end; another user's stay open (a stream held by an
+    /// access token is never mistaken for one of a revoked app token).
+    func testLogoutEndsThatTokensStreamsOnly() async throws {
+        _ = try await users.create(email: "ana@example.com", password: "password123")
+        _ = try await users.create(email: "bo@example.com", password: "password123")
+        let ana = try JSONDecoder().decode(LoginResponse.self, from: try await login("ana@example.com", "password123").body).token
+        let bo = try JSONDecoder().decode(LoginResponse.self, from: try await login("bo@example.com", "password123").body).token
+        func sleepJob(_ token: String) async throws -> String {
+            let created = try await request(.POST, "/v1/jobs", token: .some(nil), headers: [("Authorization", "Bearer " + token)],
+                                            body: Data(#"{"kind":"sleep","options":{"ms":3600000}}"#.utf8), contentType: "application/json")
+            XCTAssertEqual(created.status, 200, created.text)
+            return try XCTUnwrap(try created.json()["id"] as? String)
+        }
+        func stream(_ id: String, _ token: String) async throws -> HTTPClientResponse {
+            var request = HTTPClientRequest(url: baseURL + "/v1/jobs/\(id)/events")
+            request.headers.add(name: "Authorization", value: "Bearer " + token)
+            let response = try await http.execute(request, timeout: .seconds(60))
+            XCTAssertEqual(response.status.code, 200)
+            return response
+        }
+        let anasJob = try await sleepJob(ana), bosJob = try await sleepJob(bo)
+        let anas = try await stream(anasJob, ana), bos = try await stream(bosJob, bo)
+        try await db.eventually("both streams are open") { server.hub.streamCount == 2 }
+
+        _ = try await bearer(.POST, "/api/auth/logout", bo)
+        for try await _ in bos.body { }   // returns only when the server ends the stream
+        try await db.eventually("bo's stream is released", timeout: .seconds(10)) { server.hub.streamCount == 1 }
+
+        // Ana's stream is still there: it carries her job's cancellation to its end.
+        let cancel = try await request(.POST, "/v1/jobs/\(anasJob)/cancel", token: .some(nil), headers: [("Authorization", "Bearer " + ana)])
+        XCTAssertEqual(cancel.status, 202, cancel.text)   // running: asked to stop
+        var text = ""
+        for try await chunk in anas.body { text += String(buffer: chunk) }
+        XCTAssertTrue(text.contains("event: cancelled"), text)
+        let bosID = try XCTUnwrap(UUID(uuidString: bosJob))
+        let bosOwner = try await db.scalar("SELECT owner FROM jobs WHERE id = \(bosID)", as: String.self)
+        _ = try await db.queue.cancel(id: bosID, owner: bosOwner, reason: "test over")
     }
 }

@@ -48,6 +48,15 @@ package final class AccessRevocations: Sendable {
         return state.withLock { $0.tokens[jti] != nil || $0.disabledUsers.contains(user) }
     }
 
+    /// Whether token `tokenID` of user `userID` is revoked, from memory only (nil when memory
+    /// cannot be trusted: not loaded yet, or the listener is down).
+    package func isRevokedInMemory(tokenID: UUID, userID: UUID) -> Bool? {
+        guard notifier.isListening else { return nil }
+        return state.withLock { state in
+            state.loaded ? state.tokens[tokenID] != nil || state.disabledUsers.contains(userID) : nil
+        }
+    }
+
     /// Remembers a revocation made by this process before its notification comes back.
     package func remember(_ claims: AccessClaims) {
         guard let jti = claims.tokenID else { return }

@@ -64,7 +64,8 @@ package final class Authenticator: Sendable {
         // memory (``AccessRevocations``) — no lookup a forged token could multiply.
         if let accounts, AccessTokens.looksLikeJWT(secret) {
             do {
-                return .principal(UserAccounts.principal(try await accounts.verify(secret), tokenHash: hash))
+                let claims = try await accounts.verify(secret)
+                return .principal(UserAccounts.principal(claims, tokenHash: AccessTokenKey.make(claims)))
             } catch is AccountError {
                 return .invalid
             }

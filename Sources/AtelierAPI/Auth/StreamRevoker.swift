@@ -4,9 +4,12 @@ import Logging
 
 /// Ends the open event streams of revoked tokens. On every `atelier_tokens` notification (and
 /// after a listener reconnect, when one may have been missed) it asks the database, in one
-/// query, which of the tokens that have streams open are still live, and ends the others'.
+/// query, which of the app tokens that have streams open are still live, and ends the others';
+/// users' access tokens (``AccessTokenKey``) are checked against ``AccessRevocations`` instead:
+/// a logged-out token's or a disabled user's streams end, the others' stay.
 struct StreamRevoker: Sendable {
     let tokens: AppTokens
+    let accounts: UserAccounts?
     let notifier: Notifier
     let hub: EventHub
     let logger: Logger
@@ -19,11 +22,19 @@ struct StreamRevoker: Sendable {
     }
 
     func check() async {
-        let open = hub.streamingTokens
-        guard !open.isEmpty else { return }
+        let streaming = hub.streamingTokens
+        guard !streaming.isEmpty else { return }
         do {
-            let live = try await tokens.liveHashes(among: open)
-            let revoked = open.subtracting(live)
+            var revoked = Set<String>()
+            var open = Set<String>()
+            for key in streaming {
+                if let access = AccessTokenKey.parse(key) {
+                    if try await accessRevoked(access) { revoked.insert(key) }
+                } else {
+                    open.insert(key)
+                }
+            }
+            if !open.isEmpty { revoked.formUnion(open.subtracting(try await tokens.liveHashes(among: open))) }
             if !revoked.isEmpty {
                 logger.info("ending the event streams of revoked tokens", metadata: ["tokens": "\(revoked.count)"])
                 hub.endStreams(ofTokens: revoked)
@@ -31,5 +42,12 @@ struct StreamRevoker: Sendable {
         } catch {
             logger.warning("could not check open streams' tokens", metadata: ["error": "\(error)"])
         }
+    }
+
+    private func accessRevoked(_ access: (tokenID: UUID, userID: UUID)) async throws -> Bool {
+        guard let accounts else { return true }
+        if let known = accounts.revocations.isRevokedInMemory(tokenID: access.tokenID, userID: access.userID) { return known }
+        if try await accounts.revoked.isRevoked(access.tokenID) { return true }
+        return try await accounts.users.find(id: access.userID)?.disabledAt != nil
     }
 }

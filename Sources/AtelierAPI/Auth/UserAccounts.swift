@@ -12,8 +12,12 @@ package struct UserAccounts: Sendable {
     package let refresh: RefreshTokens
     package let revoked: RevokedAccessTokens
     package let revocations: AccessRevocations
+    /// Sign in with Apple (nil without `ATELIER_APPLE_AUDIENCES`).
+    package let apple: AppleSignIn?
 
-    package init(secret: String, lifetime: Duration, queue: JobQueue, notifier: Notifier) throws(AccountError) {
+    package init(secret: String, lifetime: Duration, queue: JobQueue, notifier: Notifier,
+                 apple: AppleSignIn? = nil) throws(AccountError) {
+        self.apple = apple
         access = try AccessTokens(secret: secret, lifetime: lifetime)
         users = UserStore(client: queue.client, logger: queue.logger)
         refresh = RefreshTokens(client: queue.client, logger: queue.logger)

@@ -371,6 +371,83 @@ paths:
         "204": { description: signed out }
         "401": { $ref: "#/components/responses/FleetError" }
         "503": { $ref: "#/components/responses/FleetError" }
+  /api/ios/auth/apple:
+    post:
+      summary: Sign in with Apple (the Learn Assistant's API, docs/clients.md §7)
+      description: |
+        Verifies the identity token (RS256, Apple's keys from ATELIER_APPLE_JWKS, `aud` one of
+        ATELIER_APPLE_AUDIENCES, not expired), makes the user on the first sign-in, and answers an
+        access token (an hour), a refresh token (30 days, rotated on use) and `expiresAt` (epoch
+        seconds). 400 without a token, 401 for an invalid one, 503 when Sign in with Apple is not
+        configured. Errors are `{"error": "message"}`.
+      security: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [identityToken]
+              properties:
+                identityToken: { type: string }
+                user: { type: string, description: Apple's user identifier; when sent, it must be the token's subject }
+      responses:
+        "200":
+          description: signed in
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [user, accessToken, refreshToken, expiresAt]
+                properties:
+                  user:
+                    type: object
+                    required: [id, email, createdAt]
+                    properties:
+                      id: { type: string }
+                      email: { type: string }
+                      createdAt: { type: string, example: "2024-01-01T00:00:00Z" }
+                  accessToken: { type: string }
+                  refreshToken: { type: string }
+                  expiresAt: { type: integer, example: 1704153600 }
+        "400": { $ref: "#/components/responses/LearnError" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
+  /api/ios/auth/refresh:
+    post:
+      summary: A new access token for a refresh token (the Learn Assistant's API)
+      description: The refresh token is spent and a new one answered; a spent one presented again ends its whole family (401).
+      security: []
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [refreshToken]
+              properties:
+                refreshToken: { type: string }
+      responses:
+        "200":
+          description: the new tokens
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [user, accessToken, refreshToken, expiresAt]
+                properties:
+                  user:
+                    type: object
+                    required: [id, email]
+                    properties:
+                      id: { type: string }
+                      email: { type: string }
+                  accessToken: { type: string }
+                  refreshToken: { type: string }
+                  expiresAt: { type: integer }
+        "400": { $ref: "#/components/responses/LearnError" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
   /v1/search:
     post:
       summary: Semantic search over the caller's indexed items
@@ -779,6 +856,15 @@ components:
     appToken: { type: apiKey, in: header, name: X-App-Token }
     bearer: { type: http, scheme: bearer }
   responses:
+    LearnError:
+      description: the Learn Assistant's error shape
+      content:
+        application/json:
+          schema:
+            type: object
+            required: [error]
+            properties:
+              error: { type: string, example: Invalid identity token }
     FleetError:
       description: the fleet app's error shape
       content:

@@ -1,3 +1,4 @@
+import AtelierAccounts
 import AtelierImaging
 import Foundation
 
@@ -17,6 +18,11 @@ public struct APIConfiguration: Sendable {
     public var jwtSecret: String?
     /// `ATELIER_ACCESS_TOKEN_TTL`: how long an access token is valid (default an hour).
     public var accessTokenLifetime: Duration = .seconds(3600)
+    /// `ATELIER_APPLE_AUDIENCES`: the bundle ids Sign in with Apple tokens must be for (comma
+    /// separated); empty: `/api/ios/auth/apple` answers 503. `ATELIER_APPLE_JWKS`: Apple's keys, a
+    /// URL (default Apple's) or a file.
+    public var appleAudiences: [String] = []
+    public var appleKeys = AppleKeys.appleURL
     /// `ATELIER_LOGIN_RATE_LIMIT`, `ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL`: sign-in attempts per minute
     /// from one client address, and for one email; 0 turns either off.
     public var loginRateLimitPerAddress = 30

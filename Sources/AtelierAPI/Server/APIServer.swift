@@ -1,3 +1,4 @@
+import AtelierAccounts
 import AtelierEmbeddings
 import AtelierQueue
 import AtelierSearch
@@ -67,7 +68,9 @@ public final class APIServer: Sendable {
         self.metrics = APIMetrics()
         self.publicBase = PublicBaseURL(configuration.baseURL)
         let accounts = try configuration.jwtSecret.map {
-            try UserAccounts(secret: $0, lifetime: configuration.accessTokenLifetime, queue: queue, notifier: notifier)
+            try UserAccounts(secret: $0, lifetime: configuration.accessTokenLifetime, queue: queue, notifier: notifier,
+                             apple: configuration.appleAudiences.isEmpty ? nil
+                                 : AppleSignIn(audiences: configuration.appleAudiences, keys: AppleKeys(source: .init(configuration.appleKeys))))
         }
         self.accounts = accounts
         self.authenticator = Authenticator(
@@ -132,8 +135,8 @@ public final class APIServer: Sendable {
             BackgroundTask(name: "postgres-pool") { [queue] in await queue.run() },
             BackgroundTask(name: "listener") { [notifier] in await notifier.run() },
             BackgroundTask(name: "sse-keepalive") { [hub, configuration] in await hub.runTicks(every: configuration.sseKeepAlive) },
-            BackgroundTask(name: "stream-revoker") { [queue, notifier, hub, logger] in
-                await StreamRevoker(tokens: AppTokens(queue: queue), notifier: notifier, hub: hub, logger: logger).run()
+            BackgroundTask(name: "stream-revoker") { [queue, notifier, hub, logger, accounts] in
+                await StreamRevoker(tokens: AppTokens(queue: queue), accounts: accounts, notifier: notifier, hub: hub, logger: logger).run()
             },
         ]
         background += services

@@ -15,7 +15,10 @@ public struct RevokedAccessTokens: Sendable {
 
     public func revoke(_ claims: AccessClaims) async throws {
         guard let jti = claims.tokenID else { return }
+        // Tokens that have expired need no revocation any more: each revocation clears them, so
+        // the table holds at most an access token's lifetime of logouts.
         _ = try await client.query("""
+            WITH expired AS (DELETE FROM revoked_access_tokens WHERE expires_at < now() - interval '1 minute')
             INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (\(jti), \(claims.expiresAt))
             ON CONFLICT (jti) DO NOTHING
             """, logger: logger)
@@ -35,15 +38,5 @@ public struct RevokedAccessTokens: Sendable {
             return true
         }
         return false
-    }
-
-    /// Forgets revocations of tokens that have expired by now (the maintenance leader's job).
-    @discardableResult
-    public func purgeExpired() async throws -> Int {
-        var count = 0
-        for try await _ in try await client.query("DELETE FROM revoked_access_tokens WHERE expires_at < now() RETURNING 1", logger: logger) {
-            count += 1
-        }
-        return count
     }
 }

@@ -71,6 +71,33 @@ public struct UserStore: Sendable {
         return user
     }
 
+    /// The user of an Apple identity, made on its first sign-in. A user with the same email who
+    /// has no Apple account yet is linked to it only when Apple vouches for the email
+    /// (`email_verified`); otherwise the new user keeps no email rather than take another's. A
+    /// disabled user → ``AccountError/invalidToken(_:)``.
+    public func signIn(apple identity: AppleSignIn.Identity) async throws -> User {
+        if let user = try await find(appleSubject: identity.subject) { return try Self.enabled(user) }
+        if let email = identity.email, identity.emailVerified, let existing = try await find(email: email), existing.appleSubject == nil {
+            _ = try await client.query("""
+                UPDATE users SET apple_sub = \(identity.subject), updated_at = now() WHERE id = \(existing.id) AND apple_sub IS NULL
+                """, logger: logger)
+            if let linked = try await find(appleSubject: identity.subject) { return try Self.enabled(linked) }
+        }
+        let email = try await identity.email.asyncFilter { try await find(email: $0) == nil }
+        do {
+            return try await create(email: email, appleSubject: identity.subject)
+        } catch AccountError.conflict {
+            // A concurrent first sign-in of the same Apple account made the user.
+            guard let user = try await find(appleSubject: identity.subject) else { throw AccountError.conflict("sign in again") }
+            return try Self.enabled(user)
+        }
+    }
+
+    private static func enabled(_ user: User) throws(AccountError) -> User {
+        guard user.disabledAt == nil else { throw .invalidToken("This account is disabled") }
+        return user
+    }
+
     public func list() async throws -> [User] {
         var users: [User] = []
         for try await row in try await client.query(PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users ORDER BY created_at, id"),
@@ -157,3 +184,10 @@ public struct UserStore: Sendable {
     }
 }
 
+private extension Optional where Wrapped == String {
+    /// The value when `keep` says so, else nil.
+    func asyncFilter(_ keep: (String) async throws -> Bool) async rethrows -> String? {
+        guard let value = self else { return nil }
+        return try await keep(value) ? value : nil
+    }
+}

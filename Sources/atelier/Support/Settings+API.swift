@@ -58,6 +58,9 @@ extension Settings {
             configuration.jwtSecret = jwtSecret
         }
         configuration.accessTokenLifetime = try duration("ATELIER_ACCESS_TOKEN_TTL") ?? configuration.accessTokenLifetime
+        configuration.appleAudiences = (string("ATELIER_APPLE_AUDIENCES") ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        configuration.appleKeys = string("ATELIER_APPLE_JWKS") ?? configuration.appleKeys
         guard configuration.accessTokenLifetime >= .seconds(60), configuration.accessTokenLifetime <= .seconds(24 * 3600) else {
             throw ConfigurationError("ATELIER_ACCESS_TOKEN_TTL must be between 60s and 24h")
         }

@@ -1,0 +1,49 @@
+import Foundation
+import JWTKit
+
+/// Checks an identity token from Sign in with Apple: signed (RS256) by one of Apple's keys
+/// (``AppleKeys``), issued by `https://appleid.apple.com`, for one of our apps (`aud` ∈
+/// `ATELIER_APPLE_AUDIENCES`, their bundle ids), not expired, with a subject. Every failure is
+/// the same ``AccountError/invalidToken(_:)``.
+public struct AppleSignIn: Sendable {
+    public struct Identity: Sendable, Equatable {
+        /// Apple's stable user id for our team (`sub`).
+        public var subject: String
+        public var email: String?
+        public var emailVerified: Bool
+
+        public init(subject: String, email: String?, emailVerified: Bool) {
+            (self.subject, self.email, self.emailVerified) = (subject, email, emailVerified)
+        }
+    }
+
+    public let audiences: Set<String>
+    let keys: AppleKeys
+
+    public init(audiences: [String], keys: AppleKeys = AppleKeys()) {
+        self.audiences = Set(audiences)
+        self.keys = keys
+    }
+
+    public func verify(_ token: String) async throws(AccountError) -> Identity {
+        let invalid = AccountError.invalidToken("Invalid identity token")
+        guard !audiences.isEmpty, token.utf8.count <= 8192, AccessTokens.looksLikeJWT(token) else { throw invalid }
+        do {
+            let collection = try await keys.collection(for: Self.keyID(token))
+            // Signature, issuer, expiry, and every `aud` one of ours.
+            let claims = try await collection.verify(token, as: AppleIdentityToken.self, expectedAudiences: audiences)
+            guard !claims.subject.value.isEmpty else { throw invalid }
+            return Identity(subject: claims.subject.value, email: claims.email, emailVerified: claims.emailVerified?.value ?? false)
+        } catch {
+            throw invalid
+        }
+    }
+
+    /// The `kid` of a token's header, read without trusting it (only to pick the key).
+    static func keyID(_ token: String) -> String? {
+        guard let header = token.split(separator: ".").first,
+              let data = PasswordHasher.data(base64url: String(header)),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["kid"] as? String
+    }
+}

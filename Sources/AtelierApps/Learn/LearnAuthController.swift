@@ -1,0 +1,114 @@
+import AtelierAPI
+import AtelierAccounts
+import Foundation
+import Hummingbird
+
+/// The Learn Assistant's sign-in (docs/clients.md §7), exactly as its document prints it:
+///
+/// - `POST /api/ios/auth/apple {identityToken, user}` → `{user: {id, email, createdAt},
+///   accessToken, refreshToken, expiresAt}` (epoch seconds of the access token's expiry); the
+///   user is made on the first sign-in. No token → 400; an invalid one → 401.
+/// - `POST /api/ios/auth/refresh {refreshToken}` → `{user: {id, email}, accessToken,
+///   refreshToken, expiresAt}`; the refresh token presented is spent (rotation), and one spent
+///   before ends its family. Missing → 400; invalid, expired or spent → 401.
+struct LearnAuthController: Sendable {
+    let accounts: UserAccounts?
+
+    static let base = "api/ios/auth"
+
+    func register(on router: Router<APIRequestContext>) {
+        router.post(RouterPath(Self.base + "/apple")) { request, context in await answer(context) { try await apple(request) } }
+        router.post(RouterPath(Self.base + "/refresh")) { request, context in await answer(context) { try await refresh(request) } }
+    }
+
+    struct AppleRequest: Decodable { var identityToken: String?; var user: String? }
+    struct RefreshRequest: Decodable { var refreshToken: String? }
+    struct SignedIn: Encodable {
+        struct UserPart: Encodable { var id: String; var email: String; var createdAt: String? }
+        var user: UserPart
+        var accessToken: String
+        var refreshToken: String
+        var expiresAt: Int
+    }
+
+    func apple(_ request: Request) async throws -> Response {
+        let body = try await decode(AppleRequest.self, request)
+        guard let token = body?.identityToken, !token.isEmpty else { throw LearnError.badRequest("Identity token is required") }
+        let accounts = try configured()
+        guard let apple = accounts.apple else {
+            throw LearnError(status: .serviceUnavailable, message: "Sign in with Apple is not configured on this server")
+        }
+        let identity: AppleSignIn.Identity
+        do {
+            identity = try await apple.verify(token)
+        } catch {
+            throw LearnError.unauthorized("Invalid identity token")
+        }
+        // The app sends Apple's user identifier beside the token: it must be the token's subject.
+        if let user = body?.user, !user.isEmpty, user != identity.subject { throw LearnError.unauthorized("Invalid identity token") }
+        let user: User
+        do {
+            user = try await accounts.users.signIn(apple: identity)
+        } catch let error as AccountError {
+            throw LearnError.unauthorized(error.message)
+        }
+        return try await signedIn(user, accounts: accounts, refresh: try await accounts.refresh.issue(for: user.id).token, withCreatedAt: true)
+    }
+
+    func refresh(_ request: Request) async throws -> Response {
+        let body = try await decode(RefreshRequest.self, request)
+        guard let token = body?.refreshToken, !token.isEmpty else { throw LearnError.badRequest("Refresh token is required") }
+        let accounts = try configured()
+        let rotated: (userID: UUID, token: String, expiresAt: Date)
+        do {
+            rotated = try await accounts.refresh.rotate(token)
+        } catch is AccountError {
+            throw LearnError.unauthorized("Invalid refresh token")
+        }
+        guard let user = try await accounts.users.find(id: rotated.userID), user.disabledAt == nil else {
+            throw LearnError.unauthorized("Invalid refresh token")
+        }
+        return try await signedIn(user, accounts: accounts, refresh: rotated.token, withCreatedAt: false)
+    }
+
+    private func signedIn(_ user: User, accounts: UserAccounts, refresh: String, withCreatedAt: Bool) async throws -> Response {
+        let (access, claims) = try await accounts.access.issue(for: user)
+        return try JSONResponse.encode(SignedIn(
+            user: .init(id: user.id.uuidString.lowercased(), email: user.email ?? "",
+                        createdAt: withCreatedAt ? Self.timestamp(user.createdAt) : nil),
+            accessToken: access, refreshToken: refresh, expiresAt: Int(claims.expiresAt.timeIntervalSince1970)))
+    }
+
+    /// `2024-01-01T00:00:00Z`: whole seconds, as the app's document shows.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    private func configured() throws -> UserAccounts {
+        guard let accounts else {
+            throw LearnError(status: .serviceUnavailable, message: "Accounts are not configured on this server")
+        }
+        return accounts
+    }
+
+    /// The JSON body, or nil when it is not one (the route then says which field is missing).
+    private func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T? {
+        guard let buffer = try? await request.body.collect(upTo: 64 * 1024) else { return nil }
+        return try? JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+    }
+
+    private func answer(_ context: APIRequestContext, _ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as LearnError {
+            return error.response
+        } catch {
+            let mapped = ErrorMapping.apiError(for: error, requestID: context.requestID, logger: context.logger)
+            return mapped.status == .serviceUnavailable
+                ? LearnError(status: .serviceUnavailable, message: "The database is unavailable; retry shortly").response
+                : LearnError(status: .internalServerError, message: "Server error (request \(context.requestID))").response
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import AtelierAPI
+import AtelierAPITestSupport
+import AtelierAccounts
+import AtelierTestSupport
+import Foundation
+import NIOHTTP1
+import XCTest
+
+/// The Learn Assistant's sign-in (docs/clients.md §7) against a real server, decoded with
+/// structs written from the app's API document: Sign in with Apple (a token the test signs as
+/// Apple would), refresh with rotation, a replayed refresh token ending its family, and the
+/// access token working on the core API.
+final class LearnAuthAPITests: APITestCase {
+    struct AppleSignInRequest: Codable { let identityToken: String; let user: String }
+    struct AuthResponse: Codable {
+        struct UserModel: Codable { let id: String; let email: String; let createdAt: String }
+        let user: UserModel; let accessToken: String; let refreshToken: String; let expiresAt: Int
+    }
+    struct RefreshRequest: Codable { let refreshToken: String }
+    struct RefreshResponse: Codable {
+        struct UserModel: Codable { let id: String; let email: String }
+        let user: UserModel; let accessToken: String; let refreshToken: String; let expiresAt: Int
+    }
+    struct ErrorResponse: Codable { let error: String }
+
+    var apple: TestAppleKeys!
+
+    override func setUp() async throws {
+        apple = try await TestAppleKeys()
+        try await super.setUp()
+    }
+
+    override func tearDown() async throws {
+        apple?.remove()
+        try await super.tearDown()
+    }
+
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.appleAudiences = ["com.example.learn"]
+        configuration.appleKeys = apple.jwksFile.path
+    }
+
+    func post(_ path: String, _ body: some Encodable) async throws -> Reply {
+        try await request(.POST, path, token: .some(nil), body: try JSONEncoder().encode(body), contentType: "application/json")
+    }
+
+    func testSignInWithAppleThenRefreshAndUseTheToken() async throws {
+        let identity = try await apple.identityToken(subject: "000123.abc456def789.1234")
+        let reply = try await post("/api/ios/auth/apple", AppleSignInRequest(identityToken: identity, user: "000123.abc456def789.1234"))
+        XCTAssertEqual(reply.status, 200, reply.text)
+        let session = try JSONDecoder().decode(AuthResponse.self, from: reply.body)
+        XCTAssertEqual(session.user.email, "user@privaterelay.appleid.com")
+        XCTAssertNotNil(ISO8601DateFormatter().date(from: session.user.createdAt), session.user.createdAt)
+        XCTAssertEqual(Double(session.expiresAt), Date().timeIntervalSince1970 + 3600, accuracy: 5)
+
+        // The same Apple account signs in again: the same user.
+        let again = try JSONDecoder().decode(AuthResponse.self, from: try await post(
+            "/api/ios/auth/apple", AppleSignInRequest(identityToken: try await apple.identityToken(subject: "000123.abc456def789.1234"),
+                                                     user: "000123.abc456def789.1234")).body)
+        XCTAssertEqual(again.user.id, session.user.id)
+
+        let refreshed = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: session.refreshToken))
+        XCTAssertEqual(refreshed.status, 200, refreshed.text)
+        let next = try JSONDecoder().decode(RefreshResponse.self, from: refreshed.body)
+        XCTAssertEqual(next.user.id, session.user.id)
+        XCTAssertNotEqual(next.refreshToken, session.refreshToken)
+
+        // The access token is a credential for the core API.
+        let jobs = try await request(.GET, "/v1/jobs", token: .some(nil), headers: [("Authorization", "Bearer " + next.accessToken)])
+        XCTAssertEqual(jobs.status, 200, jobs.text)
+
+        // Replaying the spent refresh token ends the family: the newer one stops working too.
+        let replay = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: session.refreshToken))
+        XCTAssertEqual(replay.status, 401)
+        XCTAssertEqual(try JSONDecoder().decode(ErrorResponse.self, from: replay.body).error, "Invalid refresh token")
+        let afterReplay = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: next.refreshToken))
+        XCTAssertEqual(afterReplay.status, 401)
+    }
+
+    func testMissingAndInvalidTokensAre400And401() async throws {
+        let missing = try await request(.POST, "/api/ios/auth/apple", token: .some(nil), body: Data("{}".utf8), contentType: "application/json")
+        XCTAssertEqual(missing.status, 400)
+        XCTAssertEqual(try JSONDecoder().decode(ErrorResponse.self, from: missing.body).error, "Identity token is required")
+        for token in [try await apple.identityToken(audience: "com.other.app"), try await apple.identityToken(expires: Date().addingTimeInterval(-1)),
+                      try await apple.identityToken(issuer: "https://example.com"), "garbage"] {
+            let reply = try await post("/api/ios/auth/apple", AppleSignInRequest(identityToken: token, user: "000123.abc456def789.1234"))
+            XCTAssertEqual(reply.status, 401, reply.text)
+            XCTAssertEqual(try JSONDecoder().decode(ErrorResponse.self, from: reply.body).error, "Invalid identity token")
+        }
+        let mismatch = try await post("/api/ios/auth/apple", AppleSignInRequest(identityToken: try await apple.identityToken(subject: "a"), user: "b"))
+        XCTAssertEqual(mismatch.status, 401, "the user field must be the token's subject")
+        let noRefresh = try await request(.POST, "/api/ios/auth/refresh", token: .some(nil), body: Data("{}".utf8), contentType: "application/json")
+        XCTAssertEqual(noRefresh.status, 400)
+        XCTAssertEqual(try JSONDecoder().decode(ErrorResponse.self, from: noRefresh.body).error, "Refresh token is required")
+        let badRefresh = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: "atr_nothing"))
+        XCTAssertEqual(badRefresh.status, 401)
+    }
+}
