@@ -59,7 +59,6 @@ package final class Authenticator: Sendable {
 
     /// The principal for `secret` presented from `address`.
     package func authenticate(_ secret: String, from address: String) async throws -> Outcome {
-        let hash = AppTokens.hash(secret)
         // A user's access token: its signature and expiry are checked here, its revocation in
         // memory (``AccessRevocations``) — no lookup a forged token could multiply.
         if let accounts, AccessTokens.looksLikeJWT(secret) {
@@ -70,6 +69,7 @@ package final class Authenticator: Sendable {
                 return .invalid
             }
         }
+        let hash = AppTokens.hash(secret)
         let now = ContinuousClock.now
         let listening = notifier.isListening
         if listening, let hit = state.withLock({ $0.valid[hash] }), hit.expires > now {
