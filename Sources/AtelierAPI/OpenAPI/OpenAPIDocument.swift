@@ -299,8 +299,8 @@ paths:
               type: object
               required: [email, password]
               properties:
-                email: { type: string, example: user@example.com }
-                password: { type: string, example: password123 }
+                email: { type: string, minLength: 1, example: user@example.com }
+                password: { type: string, minLength: 1, example: password123 }
       responses:
         "200":
           description: signed in
@@ -389,7 +389,7 @@ paths:
               type: object
               required: [identityToken]
               properties:
-                identityToken: { type: string }
+                identityToken: { type: string, minLength: 1 }
                 user: { type: string, description: Apple's user identifier; when sent, it must be the token's subject }
       responses:
         "200":
@@ -426,7 +426,7 @@ paths:
               type: object
               required: [refreshToken]
               properties:
-                refreshToken: { type: string }
+                refreshToken: { type: string, minLength: 1 }
       responses:
         "200":
           description: the new tokens
