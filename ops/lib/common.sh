@@ -326,35 +326,24 @@ use_local_seaweedfs() {
   export ATELIER_S3_ACCESS_KEY_ID="$S3_ACCESS_KEY_ID" ATELIER_S3_SECRET_ACCESS_KEY="$S3_SECRET_ACCESS_KEY" ATELIER_S3_PATH_STYLE=true
 }
 
-# The secret that signs result URLs: generated on first run, kept in .atelier/signing-secret
-# (mode 0600, never committed). An ATELIER_SIGNING_SECRET already in the environment wins.
-ensure_signing_secret() {
-  local file="$REPO/.atelier/signing-secret"
-  if [ -z "${ATELIER_SIGNING_SECRET:-}" ]; then
+# ensure_secret VAR FILE WHAT: the secret in $VAR, else the one kept in .atelier/FILE (mode 0600,
+# never committed), else a new one (32 random bytes, hex) written there on first run; exported.
+ensure_secret() {
+  local var="$1" file="$REPO/.atelier/$2" what="$3"
+  if [ -z "${!var:-}" ]; then
     if [ ! -s "$file" ]; then
       mkdir -p "$(dirname "$file")"
       (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
-      log "generated a signing secret for result URLs in $file"
+      log "generated $what in $file"
     fi
-    ATELIER_SIGNING_SECRET="$(cat "$file")"
+    printf -v "$var" '%s' "$(cat "$file")"
   fi
-  export ATELIER_SIGNING_SECRET
+  export "${var?}"
 }
 
-# The secret that signs users' access tokens (ATELIER_JWT_SECRET), kept like the signing secret
-# in .atelier/jwt-secret (mode 0600, never committed). One already in the environment wins.
-ensure_jwt_secret() {
-  local file="$REPO/.atelier/jwt-secret"
-  if [ -z "${ATELIER_JWT_SECRET:-}" ]; then
-    if [ ! -s "$file" ]; then
-      mkdir -p "$(dirname "$file")"
-      (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
-      log "generated a secret for users' access tokens in $file"
-    fi
-    ATELIER_JWT_SECRET="$(cat "$file")"
-  fi
-  export ATELIER_JWT_SECRET
-}
+# ATELIER_SIGNING_SECRET signs result URLs; ATELIER_JWT_SECRET signs users' access tokens.
+ensure_signing_secret() { ensure_secret ATELIER_SIGNING_SECRET signing-secret "a signing secret for result URLs"; }
+ensure_jwt_secret() { ensure_secret ATELIER_JWT_SECRET jwt-secret "a secret for users' access tokens"; }
 
 write_env_file() {
   ensure_signing_secret

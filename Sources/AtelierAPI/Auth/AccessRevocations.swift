@@ -19,18 +19,21 @@ package final class AccessRevocations: Sendable {
     private let revoked: RevokedAccessTokens
     private let users: UserStore
     private let notifier: Notifier
+    /// How long an access token lives: a revocation heard of by notification is kept this long.
+    private let lifetime: Duration
     private let state = Mutex(State())
 
-    package init(revoked: RevokedAccessTokens, users: UserStore, notifier: Notifier) {
-        (self.revoked, self.users, self.notifier) = (revoked, users, notifier)
+    package init(revoked: RevokedAccessTokens, users: UserStore, notifier: Notifier, lifetime: Duration) {
+        (self.revoked, self.users, self.notifier, self.lifetime) = (revoked, users, notifier, lifetime)
         notifier.observe { [weak self] notification in
             guard let self else { return }
             if notification == .reconnected { self.state.withLock { $0.loaded = false } }
             guard notification.channel == Notifier.Channel.tokens else { return }
             let payload = notification.payload
             if payload.hasPrefix("jti:"), let jti = UUID(uuidString: String(payload.dropFirst(4))) {
-                // Its expiry is not in the payload: keep it at most a token's lifetime.
-                self.state.withLock { $0.tokens[jti] = Date().addingTimeInterval(3600) }
+                // Its expiry is not in the payload: keep it a token's whole lifetime.
+                let until = Date().addingTimeInterval(Double(self.lifetime.components.seconds))
+                self.state.withLock { $0.tokens[jti] = until }
             } else if payload.hasPrefix("user:") {
                 self.state.withLock { $0.loaded = false }
             }

@@ -22,7 +22,7 @@ package struct UserAccounts: Sendable {
         users = UserStore(client: queue.client, logger: queue.logger)
         refresh = RefreshTokens(client: queue.client, logger: queue.logger)
         revoked = RevokedAccessTokens(client: queue.client, logger: queue.logger)
-        revocations = AccessRevocations(revoked: revoked, users: users, notifier: notifier)
+        revocations = AccessRevocations(revoked: revoked, users: users, notifier: notifier, lifetime: lifetime)
     }
 
     /// The claims of an access token that we signed, has not expired, was not revoked (logout)

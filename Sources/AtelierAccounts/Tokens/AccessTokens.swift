@@ -47,6 +47,16 @@ public struct AccessTokens: Sendable {
         return claims
     }
 
+    /// Whether a token's `exp` has passed, read without trusting the token: only to tell a client
+    /// "expired" from "invalid" after ``verify(_:)`` refused it.
+    public static func hasExpired(_ token: String, now: Date = Date()) -> Bool {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let data = PasswordHasher.data(base64url: String(parts[1])),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let exp = object["exp"] as? Double else { return false }
+        return exp < now.timeIntervalSince1970
+    }
+
     /// Whether `credential` has a JWT's shape (three base64url parts): such credentials are
     /// access tokens, anything else an app token.
     public static func looksLikeJWT(_ credential: String) -> Bool {

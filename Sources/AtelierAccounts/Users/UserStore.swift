@@ -177,8 +177,7 @@ public struct UserStore: Sendable {
             SELECT \(unescaped: Self.columns), password_hash FROM users WHERE lower(email) = lower(\(email))
             """, logger: logger)
         for try await row in rows {
-            let hash = try row.decode((UUID, String?, String, String, [String], String?, Bool, Date?, Date, String?).self).9
-            return (try Self.user(row), hash)
+            return (try Self.user(row), try row.makeRandomAccess()["password_hash"].decode(String?.self))
         }
         return nil
     }

@@ -103,20 +103,8 @@ struct FleetAuthController: Sendable {
         do {
             return (accounts, try await accounts.verify(token))
         } catch is AccountError {
-            throw FleetError.unauthorized(expired: Self.isExpired(token))
+            throw FleetError.unauthorized(expired: AccessTokens.hasExpired(token))
         }
-    }
-
-    /// Whether a token's `exp` has passed (read without trusting it: only to choose the error code).
-    static func isExpired(_ token: String) -> Bool {
-        let parts = token.split(separator: ".")
-        guard parts.count == 3 else { return false }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let exp = object["exp"] as? Double else { return false }
-        return exp < Date().timeIntervalSince1970
     }
 
     static func seconds(until date: Date) -> Int {
