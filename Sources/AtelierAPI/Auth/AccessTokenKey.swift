@@ -6,10 +6,10 @@ import Foundation
 /// `access:<jti>:<user id>`. Unlike an app token's SHA-256 it says which token and whose, so
 /// ``StreamRevoker`` can end the streams of a logged-out token or a disabled user from memory,
 /// and never mistakes them for app tokens that are gone.
-enum AccessTokenKey {
+package enum AccessTokenKey {
     static let prefix = "access:"
 
-    static func make(_ claims: AccessClaims) -> String {
+    package static func make(_ claims: AccessClaims) -> String {
         prefix + claims.jti.value + ":" + claims.sub.value
     }
 

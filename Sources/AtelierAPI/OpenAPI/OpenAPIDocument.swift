@@ -448,6 +448,200 @@ paths:
         "400": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
         "503": { $ref: "#/components/responses/LearnError" }
+  /api/ios/knowledge:
+    get:
+      summary: The user's knowledge points, newest first (the Learn Assistant's API)
+      description: |
+        Bearer access token of a user (Sign in with Apple or a password sign-in); an app token is
+        not a user (401). Errors are `{"error": "message"}`.
+      security: [{ accessToken: [] }]
+      parameters:
+        - { name: limit, in: query, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
+        - { name: offset, in: query, schema: { type: integer, minimum: 0, maximum: 1000000, default: 0 } }
+        - { name: is_in_review_plan, in: query, schema: { type: string, enum: ["true", "false"] } }
+      responses:
+        "200":
+          description: the points
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [points]
+                properties:
+                  points: { type: array, items: { $ref: "#/components/schemas/KnowledgePoint" } }
+        "400": { $ref: "#/components/responses/LearnError" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
+    post:
+      summary: Create a knowledge point (the Learn Assistant's API)
+      description: |
+        Answers at once. The point gets five reviews (1, 3, 7, 14 and 30 days from today, UTC) and
+        an `index` job that embeds it: it becomes a chat source when that job succeeds.
+      security: [{ accessToken: [] }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [question, answer]
+              properties:
+                question: { type: string, minLength: 1, maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                answer: { type: string, minLength: 1, maxLength: 8000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                isInReviewPlan: { type: boolean, default: true }
+      responses:
+        "200": { $ref: "#/components/responses/KnowledgePointAnswer" }
+        "400": { $ref: "#/components/responses/LearnError" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
+  /api/ios/knowledge/{id}:
+    parameters:
+      - { name: id, in: path, required: true, schema: { type: string } }
+    put:
+      summary: Change a knowledge point (the Learn Assistant's API)
+      description: Any of the three fields; a new text is indexed again; its reviews are kept. Another user's point is 404.
+      security: [{ accessToken: [] }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              anyOf: [{ required: [question] }, { required: [answer] }, { required: [isInReviewPlan] }]
+              properties:
+                question: { type: string, minLength: 1, maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                answer: { type: string, minLength: 1, maxLength: 8000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                isInReviewPlan: { type: boolean }
+      responses:
+        "200": { $ref: "#/components/responses/KnowledgePointAnswer" }
+        "400": { $ref: "#/components/responses/LearnError" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "404": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
+    delete:
+      summary: Delete a knowledge point with its reviews and its vector (the Learn Assistant's API)
+      security: [{ accessToken: [] }]
+      responses:
+        "200": { $ref: "#/components/responses/LearnSuccess" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "404": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
+  /api/ios/reviews:
+    get:
+      summary: Reviews due today or earlier, not completed, earliest first (the Learn Assistant's API)
+      description: Only points in the review plan; dates are `YYYY-MM-DD` in UTC.
+      security: [{ accessToken: [] }]
+      responses:
+        "200":
+          description: the due reviews
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [reviews]
+                properties:
+                  reviews:
+                    type: array
+                    items:
+                      type: object
+                      required: [id, knowledgePointId, reviewNumber, reviewDate, completed, completedAt, recallText, knowledgePoints]
+                      properties:
+                        id: { type: string }
+                        knowledgePointId: { type: string }
+                        reviewNumber: { type: integer, minimum: 1, maximum: 5 }
+                        reviewDate: { type: string, example: "2024-01-03" }
+                        completed: { type: boolean }
+                        completedAt: { type: [string, "null"] }
+                        recallText: { type: [string, "null"] }
+                        knowledgePoints:
+                          type: object
+                          required: [question, answer]
+                          properties:
+                            question: { type: string }
+                            answer: { type: string }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
+  /api/ios/reviews/{id}/complete:
+    parameters:
+      - { name: id, in: path, required: true, schema: { type: string } }
+    post:
+      summary: Complete a review with what the user recalled (the Learn Assistant's API)
+      description: Completing it again keeps the first completion and answers success. Another user's review is 404.
+      security: [{ accessToken: [] }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                recallText: { type: [string, "null"], maxLength: 8000, pattern: "^[^\\x00]*$" }
+      responses:
+        "200": { $ref: "#/components/responses/LearnSuccess" }
+        "400": { $ref: "#/components/responses/LearnError" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "404": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
+  /api/ios/chat:
+    post:
+      summary: Ask a question of the user's notes (the Learn Assistant's API)
+      description: |
+        The message is embedded (all-MiniLM-L6-v2); the user's indexed points at least 0.6
+        similar, best three, are the sources; the answer comes from ATELIER_CHAT_PROVIDER:
+        `local` (default) quotes the closest note and says that no model wrote it, `openai` asks
+        an OpenAI-compatible model with the sources and history in the prompt (502 when it fails).
+        503 when the API process has no embedding model.
+      security: [{ accessToken: [] }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [message]
+              properties:
+                message: { type: string, minLength: 1, maxLength: 4000, pattern: "^[^\\x00]*[^\\s\\x00\\x85][^\\x00]*$" }
+                history:
+                  type: array
+                  maxItems: 100
+                  items:
+                    type: object
+                    required: [role, content]
+                    properties:
+                      role: { type: string, enum: [user, assistant] }
+                      content: { type: string, maxLength: 8000, pattern: "^[^\\x00]*$" }
+      responses:
+        "200":
+          description: the answer and its sources
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [response, sources]
+                properties:
+                  response: { type: string }
+                  sources:
+                    type: array
+                    maxItems: 3
+                    items:
+                      type: object
+                      required: [id, question, answer, similarity]
+                      properties:
+                        id: { type: string }
+                        question: { type: string }
+                        answer: { type: string }
+                        similarity: { type: number, minimum: 0.6, maximum: 1 }
+        "400": { $ref: "#/components/responses/LearnError" }
+        "401": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
+        "502": { $ref: "#/components/responses/LearnError" }
+        "503": { $ref: "#/components/responses/LearnError" }
   /v1/search:
     post:
       summary: Semantic search over the caller's indexed items
@@ -855,7 +1049,26 @@ components:
   securitySchemes:
     appToken: { type: apiKey, in: header, name: X-App-Token }
     bearer: { type: http, scheme: bearer }
+    accessToken: { type: http, scheme: bearer, bearerFormat: JWT, description: a user's access token (not an app token) }
   responses:
+    KnowledgePointAnswer:
+      description: the point
+      content:
+        application/json:
+          schema:
+            type: object
+            required: [point]
+            properties:
+              point: { $ref: "#/components/schemas/KnowledgePoint" }
+    LearnSuccess:
+      description: done
+      content:
+        application/json:
+          schema:
+            type: object
+            required: [success]
+            properties:
+              success: { type: boolean, const: true }
     LearnError:
       description: the Learn Assistant's error shape
       content:
@@ -932,6 +1145,17 @@ components:
           schema: { $ref: "#/components/schemas/Error" }
   schemas:
     {{JOB_BODY_SCHEMAS}}: {}
+    KnowledgePoint:
+      type: object
+      required: [id, userId, question, answer, createdAt, updatedAt, isInReviewPlan]
+      properties:
+        id: { type: string }
+        userId: { type: string }
+        question: { type: string }
+        answer: { type: string }
+        createdAt: { type: string, example: "2024-01-01T00:00:00Z" }
+        updatedAt: { type: string, example: "2024-01-01T00:00:00Z" }
+        isInReviewPlan: { type: boolean }
     Base64Image:
       type: string
       contentEncoding: base64

@@ -23,7 +23,7 @@ package struct SearchService: Sendable {
                           minSimilarity: query.minSimilarity)
     }
 
-    func nearest(_ text: String, owner: String, limit: Int, collection: String?, sourceKind: String? = nil,
+    package func nearest(_ text: String, owner: String, limit: Int, collection: String?, sourceKind: String? = nil,
                  minSimilarity: Double) async throws -> [IndexedItem] {
         let vector = try await embed(text)
         return try await store.search(owner: owner, query: vector, limit: limit, collection: collection,

@@ -1,5 +1,6 @@
 import AtelierAccounts
 import AtelierImaging
+import AtelierVision
 import Foundation
 
 /// Everything `atelier serve` needs, read from `ATELIER_*` settings by the executable.
@@ -27,6 +28,10 @@ public struct APIConfiguration: Sendable {
     /// from one client address, and for one email; 0 turns either off.
     public var loginRateLimitPerAddress = 30
     public var loginRateLimitPerEmail = 10
+    /// `ATELIER_CHAT_PROVIDER=openai`: the Learn Assistant's chat answers through this
+    /// OpenAI-compatible endpoint (`ATELIER_CHAT_BASE_URL`, `_API_KEY`, `_MODEL`, `_TIMEOUT`); nil
+    /// (`local`, the default): the chat quotes the user's closest note and says no model wrote it.
+    public var chatModel: ChatCompletionsClient.Configuration?
     /// `ATELIER_RESULT_URL_TTL`: how long a result URL stays valid.
     public var resultURLLifetime: Duration = .seconds(3600)
     /// `ATELIER_MAX_UPLOAD_BYTES`: largest accepted request body (413 above it).

@@ -33,7 +33,7 @@ public final class APIServer: Sendable {
     let cache: JobViewCache
     package let hub: EventHub
     let kinds: JobKindCatalog
-    let logger: Logger
+    package let logger: Logger
     /// The embedding model for search and indexing (nil: search answers 503 naming ATELIER_MODEL_DIR).
     package let encoder: MiniLMEncoder?
     /// The one way jobs are made (``JobIntake``), for every route that makes them.
@@ -41,7 +41,7 @@ public final class APIServer: Sendable {
     /// Search by meaning, for every route that offers it.
     package let search: SearchService
     /// `ATELIER_RATE_LIMIT`, one budget per caller across the routes it guards (nil: off).
-    let limiter: RateLimiter?
+    package let limiter: RateLimiter?
     /// The apps' facades served beside the core API.
     let apps: [any APIApp]
 

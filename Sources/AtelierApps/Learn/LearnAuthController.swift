@@ -12,13 +12,13 @@ import Hummingbird
 ///   refreshToken, expiresAt}`; the refresh token presented is spent (rotation), and one spent
 ///   before ends its family. Missing → 400; invalid, expired or spent → 401.
 struct LearnAuthController: Sendable {
-    let accounts: UserAccounts?
+    let routes: LearnRoutes
 
     static let base = "api/ios/auth"
 
     func register(on router: Router<APIRequestContext>) {
-        router.post(RouterPath(Self.base + "/apple")) { request, context in await answer(context) { try await apple(request) } }
-        router.post(RouterPath(Self.base + "/refresh")) { request, context in await answer(context) { try await refresh(request) } }
+        router.post(RouterPath(Self.base + "/apple")) { request, context in await LearnRoutes.answer(context) { try await apple(request) } }
+        router.post(RouterPath(Self.base + "/refresh")) { request, context in await LearnRoutes.answer(context) { try await refresh(request) } }
     }
 
     struct AppleRequest: Decodable { var identityToken: String?; var user: String? }
@@ -34,7 +34,7 @@ struct LearnAuthController: Sendable {
     func apple(_ request: Request) async throws -> Response {
         let body = try await decode(AppleRequest.self, request)
         guard let token = body?.identityToken, !token.isEmpty else { throw LearnError.badRequest("Identity token is required") }
-        let accounts = try configured()
+        let accounts = try routes.configured()
         guard let apple = accounts.apple else {
             throw LearnError(status: .serviceUnavailable, message: "Sign in with Apple is not configured on this server")
         }
@@ -58,7 +58,7 @@ struct LearnAuthController: Sendable {
     func refresh(_ request: Request) async throws -> Response {
         let body = try await decode(RefreshRequest.self, request)
         guard let token = body?.refreshToken, !token.isEmpty else { throw LearnError.badRequest("Refresh token is required") }
-        let accounts = try configured()
+        let accounts = try routes.configured()
         let rotated: (userID: UUID, token: String, expiresAt: Date)
         do {
             rotated = try await accounts.refresh.rotate(token)
@@ -75,40 +75,13 @@ struct LearnAuthController: Sendable {
         let (access, claims) = try await accounts.access.issue(for: user)
         return try JSONResponse.encode(SignedIn(
             user: .init(id: user.id.uuidString.lowercased(), email: user.email ?? "",
-                        createdAt: withCreatedAt ? Self.timestamp(user.createdAt) : nil),
+                        createdAt: withCreatedAt ? LearnRoutes.timestamp(user.createdAt) : nil),
             accessToken: access, refreshToken: refresh, expiresAt: Int(claims.expiresAt.timeIntervalSince1970)))
-    }
-
-    /// `2024-01-01T00:00:00Z`: whole seconds, as the app's document shows.
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
-
-    private func configured() throws -> UserAccounts {
-        guard let accounts else {
-            throw LearnError(status: .serviceUnavailable, message: "Accounts are not configured on this server")
-        }
-        return accounts
     }
 
     /// The JSON body, or nil when it is not one (the route then says which field is missing).
     private func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T? {
         guard let buffer = try? await request.body.collect(upTo: 64 * 1024) else { return nil }
         return try? JSONDecoder().decode(T.self, from: Data(buffer: buffer))
-    }
-
-    private func answer(_ context: APIRequestContext, _ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch let error as LearnError {
-            return error.response
-        } catch {
-            let mapped = ErrorMapping.apiError(for: error, requestID: context.requestID, logger: context.logger)
-            return mapped.status == .serviceUnavailable
-                ? LearnError(status: .serviceUnavailable, message: "The database is unavailable; retry shortly").response
-                : LearnError(status: .internalServerError, message: "Server error (request \(context.requestID))").response
-        }
     }
 }

@@ -7,6 +7,12 @@ import Hummingbird
 struct LearnError: Error {
     var status: HTTPResponse.Status
     var message: String
+    /// Seconds, sent as `Retry-After` (429, 503).
+    var retryAfter: Int?
+
+    init(status: HTTPResponse.Status, message: String, retryAfter: Int? = nil) {
+        (self.status, self.message, self.retryAfter) = (status, message, retryAfter)
+    }
 
     struct Body: Encodable { var error: String }
 
@@ -15,7 +21,11 @@ struct LearnError: Error {
 
     var response: Response {
         var response = (try? JSONResponse.encode(Body(error: message), status: status)) ?? Response(status: status)
-        if status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
+        if let retryAfter {
+            response.headers[.retryAfter] = String(retryAfter)
+        } else if status == .serviceUnavailable {
+            response.headers[.retryAfter] = "5"
+        }
         return response
     }
 }

@@ -1,8 +1,6 @@
 import AsyncHTTPClient
 import AtelierImaging
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// Captions from an OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM,
 /// LM Studio, DeepSeek speak it): the photo goes as a `data:` URI in an `image_url` part; the
@@ -35,25 +33,19 @@ public struct OpenAIVisionProvider: VisionProvider {
     public let name = "openai"
     public var model: String { configuration.model }
     let configuration: Configuration
-    let client: HTTPClient
+    let client: ChatCompletionsClient
 
     public init(_ configuration: Configuration, client: HTTPClient = .shared) throws(VisionError) {
-        guard let url = URL(string: configuration.baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-            throw .configuration("ATELIER_OPENAI_BASE_URL must be an http(s) URL like https://api.openai.com/v1, got '\(configuration.baseURL)'")
-        }
-        guard !configuration.model.isEmpty else { throw .configuration("ATELIER_OPENAI_MODEL is empty") }
-        (self.configuration, self.client) = (configuration, client)
+        var protocolConfiguration = ChatCompletionsClient.Configuration(baseURL: configuration.baseURL, apiKey: configuration.apiKey,
+                                                                        model: configuration.model)
+        protocolConfiguration.timeout = configuration.timeout
+        protocolConfiguration.maxRetries = configuration.maxRetries
+        protocolConfiguration.backoff = configuration.backoff
+        self.configuration = configuration
+        self.client = try ChatCompletionsClient(protocolConfiguration, role: "the vision provider", client: client)
     }
 
-    struct Answer: Decodable {
-        struct Choice: Decodable {
-            struct Message: Decodable { var content: String? }
-            var message: Message?
-            var finish_reason: String?
-        }
-        var choices: [Choice]?
-        var usage: TokenUsage?
-    }
+    typealias Answer = ChatCompletionsClient.Answer
 
     public func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
         let body: Data
@@ -82,64 +74,9 @@ public struct OpenAIVisionProvider: VisionProvider {
         return prose
     }
 
-    /// One chat completion: sent, and retried with backoff on 429 / 5xx / connection errors.
+    /// One chat completion through the shared protocol client.
     private func complete(_ body: Data) async throws(VisionError) -> Data {
-        var attempt = 0
-        while true {
-            switch await send(body) {
-            case .answer(let data):
-                return data
-            case .retry(_, _, let after) where attempt < configuration.maxRetries:
-                attempt += 1
-                let exponential = configuration.backoff * (1 << min(attempt - 1, 4))
-                try? await Task.sleep(for: after.map { min($0, .seconds(30)) } ?? min(exponential, .seconds(8)))
-            case .retry(let reason, let detail, _):
-                throw .providerFailed("the vision provider failed after \(attempt + 1) attempts: \(reason)", detail: detail)
-            case .fail(let reason, let detail):
-                throw .providerFailed(reason, detail: detail)
-            }
-        }
-    }
-
-    /// Reasons are shown to clients (a status code, a timeout); details are the provider's or
-    /// the HTTP client's own words, for the log.
-    enum Outcome {
-        case answer(Data)
-        case retry(String, detail: String?, after: Duration?)
-        case fail(String, detail: String?)
-    }
-
-    private func send(_ body: Data) async -> Outcome {
-        var request = HTTPClientRequest(url: configuration.baseURL.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/chat/completions")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        if let key = configuration.apiKey, !key.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(key)") }
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let timeout = TimeAmount.nanoseconds(Int64(configuration.timeout.components.seconds) * 1_000_000_000
-                                             + configuration.timeout.components.attoseconds / 1_000_000_000)
-        do {
-            let response = try await client.execute(request, timeout: timeout)
-            var buffer = try await response.body.collect(upTo: 4 * 1024 * 1024)
-            let bytes = Data(buffer.readBytes(length: buffer.readableBytes) ?? [])
-            let status = response.status.code
-            if status == 200 { return .answer(bytes) }
-            let detail = Self.errorMessage(bytes)
-            if status == 429 || status >= 500 {
-                return .retry("HTTP \(status)", detail: detail, after: Self.retryAfter(response.headers.first(name: "Retry-After")))
-            }
-            return .fail("the vision provider refused the request: HTTP \(status)", detail: detail)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            return .retry("no answer within \(configuration.timeout)", detail: nil, after: nil)
-        } catch {
-            return .retry("the vision provider could not be reached", detail: "\(error)", after: nil)
-        }
-    }
-
-    /// `Retry-After` in seconds, as a provider sends it: whole or fractional, never trusted past
-    /// 30 s (and never turned into a number that cannot be represented).
-    static func retryAfter(_ text: String?) -> Duration? {
-        guard let text, let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds >= 0 else { return nil }
-        return .milliseconds(Int(min(seconds, 30) * 1000))
+        try await client.complete(body)
     }
 
     private func parse(_ data: Data) throws(VisionError) -> Caption {
@@ -170,11 +107,5 @@ public struct OpenAIVisionProvider: VisionProvider {
             ],
         ]
         return try JSONSerialization.data(withJSONObject: message)
-    }
-
-    static func errorMessage(_ data: Data) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let error = object["error"] as? [String: Any], let message = error["message"] as? String else { return nil }
-        return String(message.prefix(300))
     }
 }

@@ -64,6 +64,7 @@ extension Settings {
         guard configuration.accessTokenLifetime >= .seconds(60), configuration.accessTokenLifetime <= .seconds(24 * 3600) else {
             throw ConfigurationError("ATELIER_ACCESS_TOKEN_TTL must be between 60s and 24h")
         }
+        configuration.chatModel = try chatModel()
         configuration.resultURLLifetime = try duration("ATELIER_RESULT_URL_TTL") ?? configuration.resultURLLifetime
         guard configuration.resultURLLifetime >= .seconds(60) else {
             throw ConfigurationError("ATELIER_RESULT_URL_TTL must be at least 60s")
@@ -180,6 +181,32 @@ extension Settings {
             }
         case let other:
             throw ConfigurationError("ATELIER_VISION_PROVIDER=\(other) is not a provider: use local or openai")
+        }
+    }
+}
+
+extension Settings {
+    /// `ATELIER_CHAT_PROVIDER`: `local` (default; the Learn Assistant's chat quotes the user's
+    /// closest note and says no model wrote it) or `openai` (any OpenAI-compatible endpoint:
+    /// ATELIER_CHAT_BASE_URL, _API_KEY, _MODEL, _TIMEOUT, each falling back to its ATELIER_OPENAI_ twin).
+    func chatModel() throws -> ChatCompletionsClient.Configuration? {
+        switch string("ATELIER_CHAT_PROVIDER") ?? "local" {
+        case "", "local":
+            return nil
+        case "openai":
+            var configuration = ChatCompletionsClient.Configuration(
+                baseURL: string("ATELIER_CHAT_BASE_URL") ?? string("ATELIER_OPENAI_BASE_URL") ?? "https://api.openai.com/v1",
+                apiKey: string("ATELIER_CHAT_API_KEY") ?? string("ATELIER_OPENAI_API_KEY"),
+                model: string("ATELIER_CHAT_MODEL") ?? string("ATELIER_OPENAI_MODEL") ?? "gpt-4o-mini")
+            configuration.timeout = try duration("ATELIER_CHAT_TIMEOUT") ?? duration("ATELIER_OPENAI_TIMEOUT") ?? configuration.timeout
+            do {
+                _ = try ChatCompletionsClient(configuration, role: "the chat provider", settingPrefix: "ATELIER_CHAT")
+            } catch {
+                throw ConfigurationError(error.description)
+            }
+            return configuration
+        case let other:
+            throw ConfigurationError("ATELIER_CHAT_PROVIDER=\(other) is not a provider: use local or openai")
         }
     }
 }
