@@ -67,6 +67,7 @@ final class RateLimitTests: APITestCase {
         try assertError(refused, status: 429, name: "RateLimitError")
         let retryAfter = try XCTUnwrap(refused.header("Retry-After").flatMap(Int.init))
         XCTAssertTrue((1...20).contains(retryAfter), "one request comes back every 20 s: \(retryAfter)")
+        XCTAssertEqual(try refused.json()["retryAfter"] as? Int, retryAfter, "the body repeats Retry-After as retryAfter")
         XCTAssertEqual(refused.header("X-RateLimit-Remaining"), "0")
         let other = try await AtelierAPITestTokens.make(db.queue, name: "other")
         try await XCTAssertEqualAsync(try await request(.GET, "/v1/jobs", token: .some(other)).status, 200, "limits are per client")

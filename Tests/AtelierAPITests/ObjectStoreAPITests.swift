@@ -35,7 +35,7 @@ final class ObjectStoreAPITests: APITestCase {
         try await refuseJobInserts()
         let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
         let reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
-        try assertError(reply, status: 500, name: "InternalError")
+        try assertError(reply, status: 500, name: "InternalServerError")
         let stored = try await blobs.folders(under: "jobs", changedBefore: Date().addingTimeInterval(3600))
         XCTAssertEqual(stored, [], "the input written before the failed insert was removed from the bucket")
     }

@@ -25,32 +25,32 @@ final class ResultURLTests: APITestCase {
         let past = Int(Date().timeIntervalSince1970) - 10
         let expired = "\(baseURL)/results/\(key.path)?expires=\(past)&signature=\(signer.signature(for: key, expires: past))"
         let expiredReply = try await request(.GET, expired, token: .some(nil))
-        try assertError(expiredReply, status: 403, name: "ForbiddenError")
+        try assertError(expiredReply, status: 403, name: "AuthorizationError")
         XCTAssertTrue(try expiredReply.json()["message"] as? String ?? "" == "this result URL has expired; fetch the job again for a fresh one")
 
         let future = Int(Date().timeIntervalSince1970) + 3600
         let stretched = url.replacingOccurrences(of: #"expires=\d+"#, with: "expires=\(future + 999)", options: .regularExpression)
-        try assertError(try await request(.GET, stretched, token: .some(nil)), status: 403, name: "ForbiddenError")
+        try assertError(try await request(.GET, stretched, token: .some(nil)), status: 403, name: "AuthorizationError")
 
         var tampered = url
         tampered.removeLast()
         tampered.append(url.hasSuffix("A") ? "B" : "A")
-        try assertError(try await request(.GET, tampered, token: .some(nil)), status: 403, name: "ForbiddenError")
+        try assertError(try await request(.GET, tampered, token: .some(nil)), status: 403, name: "AuthorizationError")
 
         let otherKey = try URLSigner(secret: String(repeating: "another-secret-", count: 3))
         let forged = "\(baseURL)/results/\(key.path)?expires=\(future)&signature=\(otherKey.signature(for: key, expires: future))"
-        try assertError(try await request(.GET, forged, token: .some(nil)), status: 403, name: "ForbiddenError")
+        try assertError(try await request(.GET, forged, token: .some(nil)), status: 403, name: "AuthorizationError")
 
         let otherFile = BlobKey.jobResult(UUID(), fileExtension: "png")
         let moved = url.replacingOccurrences(of: key.path, with: otherFile.path)
-        try assertError(try await request(.GET, moved, token: .some(nil)), status: 403, name: "ForbiddenError")
+        try assertError(try await request(.GET, moved, token: .some(nil)), status: 403, name: "AuthorizationError")
 
         let traversal = "\(baseURL)/results/jobs/../../etc/passwd?expires=\(future)&signature=x"
         let traversalReply = try await request(.GET, traversal, token: .some(nil))
         XCTAssertTrue([403, 404].contains(traversalReply.status), "\(traversalReply.status)")
         XCTAssertFalse(traversalReply.text.contains("root:"))
 
-        try assertError(try await request(.GET, "\(baseURL)/results/\(key.path)", token: .some(nil)), status: 403, name: "ForbiddenError")
+        try assertError(try await request(.GET, "\(baseURL)/results/\(key.path)", token: .some(nil)), status: 403, name: "AuthorizationError")
     }
 
     func testRangeAndConditionalRequests() async throws {

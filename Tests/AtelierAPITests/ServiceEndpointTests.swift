@@ -74,7 +74,10 @@ final class HealthTests: APITestCase {
         let body = try healthy.json()
         XCTAssertEqual(body["status"] as? String, "healthy")
         XCTAssertEqual(body["version"] as? String, "test")
-        XCTAssertNotNil(body["timestamp"] as? String)
+        struct Health: Decodable { let status: String; let timestamp: Date }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        XCTAssertNoThrow(try decoder.decode(Health.self, from: healthy.body), "a plain ISO-8601 decoder reads the timestamp: \(body)")
         XCTAssertEqual(body["checks"] as? [String: String], ["database": "ok", "storage": "ok", "listener": "ok"])
 
         try await db.dropNow()

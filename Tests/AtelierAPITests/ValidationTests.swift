@@ -108,9 +108,10 @@ final class ConsistencyTests: APITestCase {
         try await refuseJobInserts()
         let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
         let reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
-        try assertError(reply, status: 500, name: "InternalError")
+        try assertError(reply, status: 500, name: "InternalServerError")
         XCTAssertTrue((try reply.json()["message"] as? String ?? "").contains(reply.header("X-Request-ID") ?? "-"),
                       "a 500 names the request id to quote, and nothing internal")
+        XCTAssertEqual(try reply.json()["requestId"] as? String, reply.header("X-Request-ID"), "and in requestId, as the fleet app reads it")
         XCTAssertFalse(reply.text.contains("refused by the test"), "database errors do not leak")
         let stored = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
         XCTAssertEqual(stored, [], "the input written before the failed insert was removed")

@@ -29,7 +29,7 @@ final class FetchASignedResult: APITestCase {
         tampered.append(tampered.removeLast() == "A" ? "B" : "A")
         let refused = try await send(.GET, tampered)
         XCTAssertEqual(refused.status, 403)
-        XCTAssertEqual(try refused.json()["error"] as? String, "ForbiddenError")
+        XCTAssertEqual(try refused.json()["error"] as? String, "AuthorizationError")
         let later = Int(Date().timeIntervalSince1970) + 86_400
         let stretched = resultURL.replacingOccurrences(of: #"expires=\d+"#, with: "expires=\(later)", options: .regularExpression)
         try await XCTAssertEqualAsync(try await send(.GET, stretched).status, 403, "a later expiry breaks the signature")

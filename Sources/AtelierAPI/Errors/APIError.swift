@@ -5,14 +5,17 @@ import Foundation
 
 /// Every error the API answers with: a status, an error name of docs/clients.md §4.2, a message for people,
 /// optional details (which field, what limit) and extra headers (Retry-After …).
-/// Rendered as `{"error", "message", "details"?}` by ``ErrorMiddleware``, the one place errors
-/// become responses.
+/// Rendered as `{"error", "message", "details"?, "retryAfter"?, "requestId"?}` by ``ErrorMiddleware``,
+/// the one place errors become responses: a 429 repeats its `Retry-After` as `retryAfter` (whole
+/// seconds), a 500 names its request in `requestId` — the fleet app's conventions, for every client.
 public struct APIError: Error, Sendable, Equatable {
     public var status: HTTPResponse.Status
     public var name: String
     public var message: String
     public var details: [String: String]?
     public var headers: HTTPFields
+    /// The request a 500 happened in (the body's `requestId`).
+    public var requestID: String?
 
     public init(_ status: HTTPResponse.Status, _ name: String, _ message: String,
                 details: [String: String]? = nil, headers: HTTPFields = [:]) {
@@ -37,7 +40,7 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     public static func forbidden(_ message: String) -> APIError {
-        APIError(.forbidden, "ForbiddenError", message)
+        APIError(.forbidden, "AuthorizationError", message)
     }
 
     public static func notFound(_ message: String) -> APIError {
@@ -67,8 +70,10 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     public static func `internal`(_ requestID: String = "") -> APIError {
-        APIError(.internalServerError, "InternalError",
-                 "something went wrong on our side" + (requestID.isEmpty ? "" : "; quote request id \(requestID)"))
+        var error = APIError(.internalServerError, "InternalServerError",
+                             "something went wrong on our side" + (requestID.isEmpty ? "" : "; quote request id \(requestID)"))
+        error.requestID = requestID.isEmpty ? nil : requestID
+        return error
     }
 
     /// Adds headers (e.g. rate-limit headers) to the error's response.
@@ -82,12 +87,16 @@ public struct APIError: Error, Sendable, Equatable {
         var error: String
         var message: String
         var details: [String: String]?
+        var retryAfter: Int?
+        var requestId: String?
     }
 
     func response() -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Body(error: name, message: message, details: details))) ?? Data()
+        let retryAfter = status == .tooManyRequests ? headers[.retryAfter].flatMap { Int($0) } : nil
+        let body = Body(error: name, message: message, details: details, retryAfter: retryAfter, requestId: requestID)
+        let data = (try? encoder.encode(body)) ?? Data()
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.contentLength] = String(data.count)

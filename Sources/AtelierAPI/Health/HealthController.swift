@@ -24,7 +24,8 @@ struct HealthController: Sendable {
 
     struct Report: Encodable {
         var status: String
-        var timestamp: Date
+        /// ISO 8601 in whole seconds (`2024-01-20T14:30:00Z`): what a plain `.iso8601` decoder reads.
+        var timestamp: String
         var version: String
         var checks: [String: String]
         var message: String?
@@ -40,7 +41,7 @@ struct HealthController: Sendable {
         let checks = ["database": try await database, "storage": try await storage,
                       "listener": notifier.isListening ? "ok" : "error"]
         let down = checks.filter { $0.value != "ok" }.keys.sorted()
-        let report = Report(status: down.isEmpty ? "healthy" : "degraded", timestamp: Date(), version: version,
+        let report = Report(status: down.isEmpty ? "healthy" : "degraded", timestamp: Date().formatted(.iso8601), version: version,
                             checks: checks,
                             message: down.isEmpty ? nil : "unavailable: \(down.joined(separator: ", "))")
         var response = try JSONResponse.encode(report, status: down.isEmpty ? .ok : .serviceUnavailable)

@@ -1105,7 +1105,7 @@ components:
                 properties:
                   code: { type: string, enum: [AUTH_001, VAL_001, AI_001, METHOD_001, RATE_001] }
                   message: { type: string }
-                  timestamp: { type: string }
+                  timestamp: { type: string, example: "2024-01-20T14:30:00Z", description: ISO 8601 in whole seconds }
     Error:
       description: error
       content:
@@ -1346,6 +1346,8 @@ components:
         error: { type: string, examples: [ValidationError, AuthenticationError, NotFoundError, RateLimitError] }
         message: { type: string }
         details: { type: object, additionalProperties: { type: string } }
+        retryAfter: { type: integer, description: "429: seconds to wait, the same as the Retry-After header" }
+        requestId: { type: string, description: "500: the request's X-Request-ID, to quote" }
     CreatedJob:
       type: object
       required: [id, kind, status, status_url, stream_url]
