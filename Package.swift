@@ -402,6 +402,7 @@ let package = Package(
             dependencies: [
                 "AtelierAPI",
                 "AtelierAPITestSupport",
+                "AtelierAccounts",
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierWorker",

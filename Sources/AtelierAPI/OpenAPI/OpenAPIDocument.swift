@@ -448,6 +448,55 @@ paths:
         "400": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
         "503": { $ref: "#/components/responses/LearnError" }
+  /v1/admin/queue:
+    get:
+      summary: The queue's statistics, for operators (users with the admin role)
+      description: |
+        Jobs by kind and state, each queue's depth and its oldest waiting job, and finished jobs per
+        minute over the last `minutes` (oldest first, the current minute last) — what
+        `atelier queue stats --json` prints. A user's access token with the `admin` role; anyone
+        else is 403 `AuthorizationError` (an app token has no role).
+      security: [{ accessToken: [] }]
+      parameters:
+        - { name: minutes, in: query, schema: { type: integer, minimum: 1, maximum: 60, default: 5 } }
+      responses:
+        "200":
+          description: the statistics
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [counts, queues, throughput_per_minute]
+                properties:
+                  counts:
+                    type: array
+                    items:
+                      type: object
+                      required: [kind, state, count]
+                      properties: { kind: { type: string }, state: { type: string }, count: { type: integer } }
+                  queues:
+                    type: array
+                    items:
+                      type: object
+                      required: [queue, paused, ready, scheduled, running, oldest_ready_age_seconds]
+                      properties:
+                        queue: { type: string }
+                        paused: { type: boolean }
+                        ready: { type: integer }
+                        scheduled: { type: integer }
+                        running: { type: integer }
+                        oldest_ready_age_seconds: { type: number }
+                  throughput_per_minute:
+                    type: array
+                    items:
+                      type: object
+                      required: [minute, succeeded, failed]
+                      properties: { minute: { type: string }, succeeded: { type: integer }, failed: { type: integer } }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
+        "429": { $ref: "#/components/responses/TooManyRequests" }
+        "503": { $ref: "#/components/responses/Unavailable" }
   /api/ios/knowledge:
     get:
       summary: The user's knowledge points, newest first (the Learn Assistant's API)
@@ -1122,7 +1171,7 @@ components:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }
     Forbidden:
-      description: expired or tampered signed URL
+      description: expired or tampered signed URL; an operator route without the admin role
       content:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }

@@ -14,7 +14,8 @@ import ServiceLifecycle
 /// the blob store, the URL signer and download links, and the metrics — and builds the router:
 ///
 /// - public: `/health`, `/metrics`, `/openapi.yaml`, signed `/results/…`;
-/// - authenticated, rate-limited: `/v1/jobs…`, `/v1/search`, `/v1/documents…`;
+/// - authenticated, rate-limited: `/v1/jobs…`, `/v1/search`, `/v1/documents…`; `/v1/admin/…` for
+///   users with the `admin` role;
 /// - the apps' facades the executable adds (``APIApp``: AtelierApps' caption route and Mondrian's
 ///   root routes), with the same shared parts.
 public final class APIServer: Sendable {
@@ -107,6 +108,9 @@ public final class APIServer: Sendable {
                        links: links, configuration: configuration, base: publicBase).register(on: v1)
         SearchController(service: search).register(on: v1)
         DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger), searchService: search).register(on: v1)
+        let admin = authenticatedGroup(router.group("v1/admin"))
+        admin.add(middleware: RoleMiddleware(role: "admin"))
+        AdminController(queue: queue).register(on: admin)
 
         for app in apps { try app.register(on: router, server: self) }
         router.add(middleware: MethodNotAllowedMiddleware(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AtelierAPI
 import AtelierQueue
 import Foundation
 
@@ -20,16 +21,7 @@ struct QueueCommand: AsyncParsableCommand {
             try await withQueue(database) { queue in
                 let stats = try await queue.stats(minutes: minutes)
                 if json {
-                    JSONOutput.print([
-                        "counts": stats.counts.map { ["kind": $0.kind, "state": $0.state.rawValue, "count": $0.count] },
-                        "queues": stats.queues.map {
-                            ["queue": $0.queue, "paused": $0.paused, "ready": $0.ready, "scheduled": $0.scheduled,
-                             "running": $0.running, "oldest_ready_age_seconds": $0.oldestReadyAgeSeconds] as [String: Any]
-                        },
-                        "throughput_per_minute": stats.throughput.map {
-                            ["minute": JSONOutput.time($0.minute), "succeeded": $0.succeeded, "failed": $0.failed] as [String: Any]
-                        },
-                    ])
+                    JSONOutput.print(try JSONSerialization.jsonObject(with: try QueueStatsView(stats).json()))
                     return
                 }
                 let states = JobState.allCases
