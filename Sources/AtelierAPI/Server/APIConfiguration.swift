@@ -33,6 +33,13 @@ public struct APIConfiguration: Sendable {
     public var maxUploadBytes = 25 * 1024 * 1024
     /// `ATELIER_OPEN_ACCESS=true`: no credential needed, every caller is `anonymous`. LAN demos only.
     public var openAccess = false
+    /// `ATELIER_ANONYMOUS_APPS`: the apps (by ``APIApp/anonymousName``: `mondrian`, `caption`) whose
+    /// routes serve a request without a credential under the app's anonymous owner
+    /// (``Principal/anonymous(app:)``); a request with one is authenticated as always. Empty: off.
+    public var anonymousApps: Set<String> = []
+    /// `ATELIER_ANONYMOUS_RATE_LIMIT`: requests without a credential per minute per client address
+    /// on those apps' routes (429 in the app's own shape past it); 0 turns it off.
+    public var anonymousRateLimitPerMinute = 120
     /// `ATELIER_RATE_LIMIT`: requests per minute per proven token (per IP address on public
     /// routes and under open access); 0 turns it off.
     public var rateLimitPerMinute = 1200

@@ -1,4 +1,5 @@
 import AtelierAccounts
+import AtelierDatabase
 import AtelierEmbeddings
 import AtelierQueue
 import AtelierSearch
@@ -53,6 +54,7 @@ public final class APIServer: Sendable {
     /// A server that also serves `apps` (the executable passes AtelierApps' facades).
     package init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
                  blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger, apps: [any APIApp]) throws {
+        try Self.checkAnonymousApps(configuration.anonymousApps, offered: apps)
         self.apps = apps
         self.configuration = configuration
         self.encoder = encoder
@@ -77,7 +79,9 @@ public final class APIServer: Sendable {
             tokens: AppTokens(queue: queue), notifier: notifier, openAccess: configuration.openAccess,
             addressLimiter: configuration.unauthenticatedRateLimitPerMinute > 0
                 ? RateLimiter(perMinute: configuration.unauthenticatedRateLimitPerMinute) : nil,
-            accounts: accounts)
+            accounts: accounts, anonymousApps: configuration.anonymousApps,
+            anonymousLimiter: configuration.anonymousRateLimitPerMinute > 0
+                ? RateLimiter(perMinute: configuration.anonymousRateLimitPerMinute) : nil)
         self.cache = JobViewCache(notifier: notifier)
         self.intake = JobIntake(queue: queue, blobs: self.blobs, kinds: kinds, imageLimits: configuration.imageLimits,
                                 quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
@@ -117,9 +121,11 @@ public final class APIServer: Sendable {
 
     /// `group` behind authentication, then the rate limit: the limit is keyed on the proven
     /// token, never on one that was only presented (unproven requests are limited per address
-    /// inside AuthMiddleware). The same budget as every other authenticated route.
-    package func authenticatedGroup(_ group: RouterGroup<APIRequestContext>) -> RouterGroup<APIRequestContext> {
-        group.add(middleware: AuthMiddleware(authenticator: authenticator))
+    /// inside AuthMiddleware). The same budget as every other authenticated route. `app` names
+    /// the app whose routes these are (``APIApp/anonymousName``): listed in
+    /// `ATELIER_ANONYMOUS_APPS`, they serve requests without a credential too.
+    package func authenticatedGroup(_ group: RouterGroup<APIRequestContext>, app: String? = nil) -> RouterGroup<APIRequestContext> {
+        group.add(middleware: AuthMiddleware(authenticator: authenticator, app: app))
         if let limiter { group.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         return group
     }
@@ -163,8 +169,28 @@ public final class APIServer: Sendable {
         path.hasSuffix("/events") || path.hasPrefix("/stream/")
     }
 
-    /// Warns loudly when open access is on: anyone who can reach the port can use the API.
+    /// `ATELIER_ANONYMOUS_APPS` may list only apps this server serves and that may go without a
+    /// credential: anything else is a start-up error naming the valid names.
+    static func checkAnonymousApps(_ listed: Set<String>, offered apps: [any APIApp]) throws {
+        let valid = apps.compactMap(\.anonymousName)
+        for name in listed.sorted() where !valid.contains(name) {
+            throw ConfigurationError("ATELIER_ANONYMOUS_APPS lists '\(name)', which is not an app that can be served without a credential: "
+                + "the valid names are \(valid.joined(separator: ", ")) (the core /v1 API always needs one)")
+        }
+    }
+
+    /// Warns loudly when open access or anonymous apps are on: anyone who can reach the port can
+    /// use the API, or those apps' routes.
     public func announce() {
+        if !configuration.anonymousApps.isEmpty {
+            let apps = configuration.anonymousApps.sorted()
+            logger.warning("""
+                ANONYMOUS APPS ARE ON (ATELIER_ANONYMOUS_APPS=\(apps.joined(separator: ","))): requests without a token to \
+                \(apps.joined(separator: " and "))'s routes are served, as \(apps.map { "'anonymous:\($0)'" }.joined(separator: ", ")), \
+                limited to \(configuration.anonymousRateLimitPerMinute) per minute per address (0: no limit). Anyone who can reach \
+                \(configuration.baseURL) can create those apps' jobs and read their anonymous ones. Use this on a trusted LAN only.
+                """)
+        }
         if configuration.openAccess {
             logger.warning("""
                 OPEN ACCESS IS ON (ATELIER_OPEN_ACCESS=true): requests without a token are accepted as 'anonymous'. \

@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
             Environment: ATELIER_LISTEN (127.0.0.1:8080), ATELIER_PUBLIC_URL, ATELIER_DATA_DIR, ATELIER_BLOB_STORE (local | s3,
             with ATELIER_S3_*), ATELIER_SIGNING_SECRET
             (required), ATELIER_RESULT_URL_TTL (1h), ATELIER_MAX_UPLOAD_BYTES (25 MiB), ATELIER_RATE_LIMIT (1200/min per
-            client, 0 = off), ATELIER_OPEN_ACCESS (false), ATELIER_SSE_KEEPALIVE (15s), ATELIER_ACCESS_LOG (true).
+            client, 0 = off), ATELIER_OPEN_ACCESS (false), ATELIER_ANONYMOUS_APPS (none; mondrian, caption: those apps'
+            routes without a token), ATELIER_ANONYMOUS_RATE_LIMIT (120/min per address), ATELIER_SSE_KEEPALIVE (15s),
+            ATELIER_ACCESS_LOG (true).
             """)
 
     @OptionGroup var database: DatabaseOptions

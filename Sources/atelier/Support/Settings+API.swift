@@ -58,8 +58,7 @@ extension Settings {
             configuration.jwtSecret = jwtSecret
         }
         configuration.accessTokenLifetime = try duration("ATELIER_ACCESS_TOKEN_TTL") ?? configuration.accessTokenLifetime
-        configuration.appleAudiences = (string("ATELIER_APPLE_AUDIENCES") ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        configuration.appleAudiences = list("ATELIER_APPLE_AUDIENCES") ?? []
         configuration.appleKeys = string("ATELIER_APPLE_JWKS") ?? configuration.appleKeys
         guard configuration.accessTokenLifetime >= .seconds(60), configuration.accessTokenLifetime <= .seconds(24 * 3600) else {
             throw ConfigurationError("ATELIER_ACCESS_TOKEN_TTL must be between 60s and 24h")
@@ -77,11 +76,14 @@ extension Settings {
             configuration.maxUploadBytes = bytes
         }
         configuration.openAccess = try openAccess || (bool("ATELIER_OPEN_ACCESS") ?? false)
+        // Checked against the apps served when the server is made (APIServer names the valid ones).
+        configuration.anonymousApps = Set((list("ATELIER_ANONYMOUS_APPS") ?? []).map { $0.lowercased() })
         if let limit = try int("ATELIER_RATE_LIMIT") {
             guard limit >= 0 else { throw ConfigurationError("ATELIER_RATE_LIMIT must be 0 (off) or more requests per minute") }
             configuration.rateLimitPerMinute = limit
         }
         for (name, keyPath) in [("ATELIER_UNAUTHENTICATED_RATE_LIMIT", \APIConfiguration.unauthenticatedRateLimitPerMinute),
+                                ("ATELIER_ANONYMOUS_RATE_LIMIT", \.anonymousRateLimitPerMinute),
                                 ("ATELIER_LOGIN_RATE_LIMIT", \.loginRateLimitPerAddress),
                                 ("ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL", \.loginRateLimitPerEmail),
                                 ("ATELIER_MAX_ACTIVE_JOBS_PER_OWNER", \.maxActiveJobsPerOwner),
