@@ -157,6 +157,9 @@ final class CLITests: DatabaseTestCase {
             ("ATELIER_ANONYMOUS_APPS", "mondrian,caricature",
              "ATELIER_ANONYMOUS_APPS lists 'caricature', which is not an app that can be served without a credential: the valid names are caption, mondrian"),
             ("ATELIER_ANONYMOUS_RATE_LIMIT", "-1", "ATELIER_ANONYMOUS_RATE_LIMIT must be 0"),
+            ("ATELIER_LISTEN", "127.0.0.1:0,nowhere", "ATELIER_LISTEN must be host:port or several, comma-separated"),
+            ("ATELIER_LISTEN", "127.0.0.1:5005,127.0.0.1:5005", "ATELIER_LISTEN must be host:port or several, comma-separated"),
+            ("ATELIER_LISTEN", "127.0.0.1:5005,", "ATELIER_LISTEN must be host:port or several, comma-separated"),
         ]
         for (name, value, says) in cases {
             let serve = try await AtelierProcess.run(["serve"], database: db.url, environment: valid.merging([name: value]) { $1 })

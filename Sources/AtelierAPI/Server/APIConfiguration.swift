@@ -4,9 +4,18 @@ import Foundation
 
 /// Everything `atelier serve` needs, read from `ATELIER_*` settings by the executable.
 public struct APIConfiguration: Sendable {
-    /// `ATELIER_LISTEN`, host:port.
-    public var host = "127.0.0.1"
-    public var port = 8080
+    /// `ATELIER_LISTEN`: the addresses one process serves the same routes on (one or more,
+    /// comma-separated `host:port`); the first is the default public base.
+    public var listen = [ListenAddress(host: "127.0.0.1", port: 8080)]
+    /// The first listen address's host and port.
+    public var host: String {
+        get { listen[0].host }
+        set { listen[0].host = newValue }
+    }
+    public var port: Int {
+        get { listen[0].port }
+        set { listen[0].port = newValue }
+    }
     /// `ATELIER_PUBLIC_URL`: the base of every absolute URL handed out (status, stream, results).
     public var publicURL: String?
     /// `ATELIER_DATA_DIR`: local blobs live in `DATA_DIR/blobs`.
@@ -74,21 +83,12 @@ public struct APIConfiguration: Sendable {
 
     public init() {}
 
-    /// The public base URL without a trailing slash.
+    /// The public base URL without a trailing slash (`ATELIER_PUBLIC_URL`, else the first listen address).
     public var baseURL: String {
-        var base = publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        var base = publicURL ?? "http://\(listen[0])"
         while base.hasSuffix("/") { base.removeLast() }
         return base
     }
 
     public var blobDirectory: URL { dataDirectory.appendingPathComponent("blobs", isDirectory: true) }
-
-    /// Parses `host:port` (`[::1]:8080` for IPv6).
-    public static func parseListen(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (0...65535).contains(port) else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
-    }
 }

@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var database: DatabaseOptions
-    @Option(help: "host:port to listen on (default: $ATELIER_LISTEN or 127.0.0.1:8080).") var listen: String?
+    @Option(help: "host:port to listen on, or several, comma-separated (default: $ATELIER_LISTEN or 127.0.0.1:8080).")
+    var listen: String?
     @Option(name: .customLong("public-url"), help: "Base of absolute URLs handed out (default: $ATELIER_PUBLIC_URL or http://LISTEN).")
     var publicURL: String?
     @Flag(name: .customLong("open-access"), help: "Accept requests without a token (LAN demos only).") var openAccess = false

@@ -31,11 +31,11 @@ extension Settings {
         var configuration = APIConfiguration()
         configuration.version = AtelierVersion.current
         let listenText = listen ?? string("ATELIER_LISTEN") ?? "127.0.0.1:8080"
-        guard let (host, port) = APIConfiguration.parseListen(listenText) else {
-            throw ConfigurationError("ATELIER_LISTEN must be host:port (e.g. 127.0.0.1:8080 or 0.0.0.0:8080), got '\(listenText)'")
+        guard let addresses = ListenAddress.parseList(listenText) else {
+            throw ConfigurationError("ATELIER_LISTEN must be host:port or several, comma-separated and each once "
+                + "(e.g. 127.0.0.1:8080, 0.0.0.0:8080 or 0.0.0.0:5005,0.0.0.0:5400), got '\(listenText)'")
         }
-        configuration.host = host
-        configuration.port = port
+        configuration.listen = addresses
         if let url = publicURL ?? string("ATELIER_PUBLIC_URL") {
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
                 throw ConfigurationError("ATELIER_PUBLIC_URL must be an absolute http(s) URL, got '\(url)'")
