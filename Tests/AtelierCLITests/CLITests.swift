@@ -160,6 +160,7 @@ final class CLITests: DatabaseTestCase {
             ("ATELIER_LISTEN", "127.0.0.1:0,nowhere", "ATELIER_LISTEN must be host:port or several, comma-separated"),
             ("ATELIER_LISTEN", "127.0.0.1:5005,127.0.0.1:5005", "ATELIER_LISTEN must be host:port or several, comma-separated"),
             ("ATELIER_LISTEN", "127.0.0.1:5005,", "ATELIER_LISTEN must be host:port or several, comma-separated"),
+            ("ATELIER_TRUSTED_HOSTS", "192.168.1.20,evil/path", "ATELIER_TRUSTED_HOSTS must be host names or IP addresses"),
         ]
         for (name, value, says) in cases {
             let serve = try await AtelierProcess.run(["serve"], database: db.url, environment: valid.merging([name: value]) { $1 })

@@ -18,6 +18,9 @@ public struct APIConfiguration: Sendable {
     }
     /// `ATELIER_PUBLIC_URL`: the base of every absolute URL handed out (status, stream, results).
     public var publicURL: String?
+    /// `ATELIER_TRUSTED_HOSTS`: `Host` values a request may carry for its answer's absolute URLs to
+    /// be built on it instead of the configured base (``PublicBaseURL``); empty: never.
+    public var trustedHosts = TrustedHosts()
     /// `ATELIER_DATA_DIR`: local blobs live in `DATA_DIR/blobs`.
     public var dataDirectory = URL(fileURLWithPath: ".atelier/data")
     /// `ATELIER_SIGNING_SECRET`: HMAC key of pre-signed result URLs (≥ 32 bytes).

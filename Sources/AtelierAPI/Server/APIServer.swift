@@ -71,7 +71,7 @@ public final class APIServer: Sendable {
                                 logger: logger)
         self.notifier = notifier
         self.metrics = APIMetrics()
-        self.publicBase = PublicBaseURL(configuration.baseURL)
+        self.publicBase = PublicBaseURL(configuration.baseURL, publicURL: configuration.publicURL, trusted: configuration.trustedHosts)
         let accounts = try configuration.jwtSecret.map {
             try UserAccounts(secret: $0, lifetime: configuration.accessTokenLifetime, queue: queue, notifier: notifier,
                              apple: configuration.appleAudiences.isEmpty ? nil
@@ -229,7 +229,8 @@ public final class APIServer: Sendable {
                 """)
         }
         logger.info("atelier API listening", metadata: [
-            "url": .string(configuration.baseURL), "listen": .string(listening), "data_dir": .string(configuration.dataDirectory.path),
+            "url": .string(configuration.baseURL), "listen": .string(listening),
+            "trusted_hosts": .string(configuration.trustedHosts.entries.map(\.description).joined(separator: ",")), "data_dir": .string(configuration.dataDirectory.path),
             "kinds": .string(kinds.names.joined(separator: ","))])
     }
 }

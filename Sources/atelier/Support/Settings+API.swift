@@ -42,6 +42,13 @@ extension Settings {
             }
             configuration.publicURL = url
         }
+        if let hosts = string("ATELIER_TRUSTED_HOSTS") {
+            guard let trusted = TrustedHosts.parse(hosts) else {
+                throw ConfigurationError("ATELIER_TRUSTED_HOSTS must be host names or IP addresses, each with an optional :port, "
+                    + "comma-separated (e.g. 192.168.1.20,atelier.local:5005,[fe80::1]), got '\(hosts)'")
+            }
+            configuration.trustedHosts = trusted
+        }
         configuration.dataDirectory = dataDirectory
         guard let secret = string("ATELIER_SIGNING_SECRET") else {
             throw ConfigurationError("ATELIER_SIGNING_SECRET is not set: it signs result URLs. Generate one with "
