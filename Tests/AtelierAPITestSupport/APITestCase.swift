@@ -45,6 +45,10 @@ open class APITestCase: DatabaseTestCase {
     /// handlers in the worker, beside the built-in ones.
     open var moreKinds: [(kind: JobKind, handler: any JobHandler)] { [] }
 
+    /// Override with false to send requests without the test's token unless one is given (a
+    /// client that sends no credential, as on an app listed in `ATELIER_ANONYMOUS_APPS`).
+    open var sendsToken: Bool { true }
+
     /// Override to change the server's settings before it starts.
     open func configure(_ configuration: inout APIConfiguration) {}
 
@@ -134,7 +138,7 @@ open class APITestCase: DatabaseTestCase {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : baseURL + path)
         request.method = method
         let credential: String? = switch token {
-        case .none: self.token
+        case .none: sendsToken ? self.token : nil
         case .some(let explicit): explicit
         }
         if let credential { request.headers.add(name: "X-App-Token", value: credential) }

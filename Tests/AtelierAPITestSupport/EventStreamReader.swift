@@ -21,7 +21,7 @@ extension APITestCase {
                          file: StaticString = #filePath, line: UInt = #line) async throws -> (events: [ServerSentEvent], comments: [String]) {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : baseURL + path)
         let credential: String? = switch token {
-        case .none: self.token
+        case .none: sendsToken ? self.token : nil
         case .some(let explicit): explicit
         }
         if let credential { request.headers.add(name: "X-App-Token", value: credential) }

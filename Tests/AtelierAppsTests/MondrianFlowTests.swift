@@ -62,10 +62,10 @@ class MondrianFlowTestCase: APITestCase {
     }
 
     func json<T: Encodable>(_ value: T) throws -> Data { try JSONEncoder().encode(value) }
-}
 
-final class MondrianFlowTests: MondrianFlowTestCase {
-    func testTheAppsFlowEndToEnd() async throws {
+    /// The app's whole flow: advisors → upload → stream → analysis → index → search → thumbnail
+    /// (with the test's token, or without one where ``sendsToken`` is false).
+    func runTheAppsFlow() async throws {
         // Step 2: upload.
         let uploaded = try await upload(advisor: "ansel", filename: "Sunset over Half Dome.JPG")
         XCTAssertEqual(uploaded.status, 200, uploaded.text)
@@ -146,6 +146,12 @@ final class MondrianFlowTests: MondrianFlowTestCase {
         XCTAssertEqual(hit.caption, analysisCaption)
         let thumbnail = try await request(.GET, "\(baseURL)/image/\(hit.image_path)", token: .some(nil))
         XCTAssertEqual(thumbnail.status, 200)
+    }
+}
+
+final class MondrianFlowTests: MondrianFlowTestCase {
+    func testTheAppsFlowEndToEnd() async throws {
+        try await runTheAppsFlow()
     }
 
     func testAResumedStreamSendsOnlyWhatWasMissed() async throws {

@@ -147,6 +147,28 @@ final class CLITests: DatabaseTestCase {
         XCTAssertEqual(worker.status, 69, worker.output)
     }
 
+    /// `atelier serve` refuses a bad access or network setting at start, naming it and what is valid (exit 78).
+    func testServeRefusesBadNetworkSettings() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atelier-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let valid = ["ATELIER_SIGNING_SECRET": String(repeating: "s3cr3t-", count: 6), "ATELIER_LISTEN": "127.0.0.1:0",
+                     "ATELIER_DATA_DIR": directory.path, "ATELIER_MODEL_DIR": ""]
+        let cases: [(name: String, value: String, says: String)] = [
+            ("ATELIER_ANONYMOUS_APPS", "mondrian,caricature",
+             "ATELIER_ANONYMOUS_APPS lists 'caricature', which is not an app that can be served without a credential: the valid names are caption, mondrian"),
+            ("ATELIER_ANONYMOUS_RATE_LIMIT", "-1", "ATELIER_ANONYMOUS_RATE_LIMIT must be 0"),
+            ("ATELIER_LISTEN", "127.0.0.1:0,nowhere", "ATELIER_LISTEN must be host:port or several, comma-separated"),
+            ("ATELIER_LISTEN", "127.0.0.1:5005,127.0.0.1:5005", "ATELIER_LISTEN must be host:port or several, comma-separated"),
+            ("ATELIER_LISTEN", "127.0.0.1:5005,", "ATELIER_LISTEN must be host:port or several, comma-separated"),
+            ("ATELIER_TRUSTED_HOSTS", "192.168.1.20,evil/path", "ATELIER_TRUSTED_HOSTS must be host names or IP addresses"),
+        ]
+        for (name, value, says) in cases {
+            let serve = try await AtelierProcess.run(["serve"], database: db.url, environment: valid.merging([name: value]) { $1 })
+            XCTAssertEqual(serve.status, 78, "\(name)=\(value): \(serve.output)")
+            XCTAssertTrue(serve.output.contains(says), "\(name)=\(value): \(serve.output)")
+        }
+    }
+
     func testWorkRefusesAnUnmigratedDatabase() async throws {
         try await db.execute("DELETE FROM atelier_schema_migrations")
         let worker = try await AtelierProcess.run(["work"], database: db.url)

@@ -3,7 +3,12 @@ import AtelierQueue
 import Foundation
 import Synchronization
 
-/// Turns a presented credential into a ``Principal``, without letting unknown credentials cost
+/// Decides who a request is (``identify(_:app:from:)``, the one place every guarded route asks):
+/// its credential proven, or — without one — the app's anonymous owner when the app is listed in
+/// `ATELIER_ANONYMOUS_APPS` (charged to the client address, `ATELIER_ANONYMOUS_RATE_LIMIT`),
+/// `anonymous` under open access, or nobody.
+///
+/// A presented credential becomes a ``Principal`` without letting unknown credentials cost
 /// the database anything a client can multiply:
 ///
 /// - a valid token is cached for `ttl` (a minute): its requests cost no lookup;
@@ -20,8 +25,10 @@ package final class Authenticator: Sendable {
     package enum Outcome: Sendable {
         case principal(Principal)
         case invalid
-        /// The client address spent its budget of unverified requests.
+        /// The client address spent its budget of unverified (or anonymous) requests.
         case throttled(RateLimiter.Decision)
+        /// No credential, and the route may not be used without one.
+        case missing
     }
 
     private struct State {
@@ -35,6 +42,9 @@ package final class Authenticator: Sendable {
     package let accounts: UserAccounts?
     private let notifier: Notifier
     package let openAccess: Bool
+    /// `ATELIER_ANONYMOUS_APPS`: apps whose routes serve requests without a credential.
+    package let anonymousApps: Set<String>
+    private let anonymousLimiter: RateLimiter?
     private let ttl: Duration
     private let missTTL: Duration
     private let addressLimiter: RateLimiter?
@@ -42,8 +52,11 @@ package final class Authenticator: Sendable {
     static let cacheCapacity = 10_000
 
     package init(tokens: AppTokens, notifier: Notifier, openAccess: Bool, ttl: Duration = .seconds(60),
-                missTTL: Duration = .seconds(10), addressLimiter: RateLimiter? = nil, accounts: UserAccounts? = nil) {
+                missTTL: Duration = .seconds(10), addressLimiter: RateLimiter? = nil, accounts: UserAccounts? = nil,
+                anonymousApps: Set<String> = [], anonymousLimiter: RateLimiter? = nil) {
         self.tokens = tokens
+        self.anonymousApps = anonymousApps
+        self.anonymousLimiter = anonymousLimiter
         self.accounts = accounts
         self.notifier = notifier
         self.openAccess = openAccess
@@ -55,6 +68,23 @@ package final class Authenticator: Sendable {
                 self?.forgetAll()
             }
         }
+    }
+
+    /// Who a request from `address` to one of `app`'s routes (nil: a core route) is, given the
+    /// credential it presented (``credential(xAppToken:authorization:)``). A credential is always
+    /// checked — a wrong one is `.invalid` even on a listed app. Without one: the app's anonymous
+    /// owner if the app is listed (past the per-address anonymous limit, `.throttled`), else
+    /// `anonymous` under open access, else `.missing`.
+    package func identify(_ credential: String?, app: String?, from address: String) async throws -> Outcome {
+        if let credential { return try await authenticate(credential, from: address) }
+        if let app, anonymousApps.contains(app) {
+            if let anonymousLimiter {
+                let decision = anonymousLimiter.take("anonymous:" + address)
+                guard decision.allowed else { return .throttled(decision) }
+            }
+            return .principal(.anonymous(app: app))
+        }
+        return openAccess ? .principal(.anonymous) : .missing
     }
 
     /// The principal for `secret` presented from `address`.

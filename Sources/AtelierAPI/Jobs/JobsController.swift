@@ -33,7 +33,7 @@ struct JobsController: Sendable {
                                                idempotencyKey: request.headers[.idempotencyKey],
                                                requestID: context.requestID, logger: context.logger)
         let id = accepted.id.uuidString.lowercased()
-        let base = self.base.value
+        let base = self.base.value(for: request)
         let job = try await queue.job(id: accepted.id, owner: principal.owner)
         let created = CreatedJob(id: id, kind: accepted.kind, status: JobView(job, baseURL: base, links: links).status,
                                  statusURL: "\(base)/v1/jobs/\(id)", streamURL: "\(base)/v1/jobs/\(id)/events")
@@ -46,15 +46,16 @@ struct JobsController: Sendable {
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let id = try context.jobID()
+        let base = self.base.value(for: request)
         let entry: JobViewCache.Entry
-        if let hit = cache.lookup(id) {
+        if let hit = cache.lookup(id), hit.base == base {
             guard hit.owner == principal.owner else { throw APIError.jobNotFound(id) }
             entry = hit
         } else {
             let token = cache.beginRead()
             let job = try await queue.job(id: id, owner: principal.owner)
-            let body = try render(job)
-            entry = JobViewCache.Entry(owner: job.owner, body: body, etag: ETag.of(body), expires: expiry())
+            let body = try render(job, base: base)
+            entry = JobViewCache.Entry(owner: job.owner, body: body, etag: ETag.of(body), expires: expiry(), base: base)
             cache.store(id, entry, readToken: token)
         }
         if let match = request.headers[.ifNoneMatch], ETag.matches(match, entry.etag) {
@@ -74,7 +75,8 @@ struct JobsController: Sendable {
         filter.states = try Self.states(status: query.getAll("status"), state: query.getAll("state"))
         filter.kinds = query.getAll("kind").flatMap { $0.split(separator: ",").map(String.init) }
         let (jobs, total) = try await queue.jobs(filter)
-        return try JSONResponse.encode(Page(data: jobs.map { JobView($0, baseURL: base.value, links: links) }, request: pageRequest, total: total))
+        let base = self.base.value(for: request)
+        return try JSONResponse.encode(Page(data: jobs.map { JobView($0, baseURL: base, links: links) }, request: pageRequest, total: total))
     }
 
     @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -90,7 +92,7 @@ struct JobsController: Sendable {
             throw APIError.conflict("the job already \(state.rawValue); there is nothing to cancel")
         }
         let job = try await queue.job(id: id, owner: principal.owner)
-        return JSONResponse.data(try render(job), status: .accepted)
+        return JSONResponse.data(try render(job, base: base.value(for: request)), status: .accepted)
     }
 
     @Sendable func events(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -99,14 +101,16 @@ struct JobsController: Sendable {
         let queue = self.queue
         let job = try await OwnTaskStack.run { try await queue.job(id: id, owner: principal.owner) }
         let after = try LastEventID.of(request, allowParts: false)?.eventID ?? 0
-        let stream = JobEventStream(queue: queue, hub: hub, renderJob: { [self] job in try self.render(job) })
+        let base = self.base.value(for: request)
+        let stream = JobEventStream(queue: queue, hub: hub, renderJob: { [self] job in try self.render(job, base: base) })
         return try stream.response(job: job, principal: principal, after: after)
     }
 
     // MARK: Helpers
 
-    func render(_ job: Job) throws -> Data {
-        try APIJSON.encode(JobView(job, baseURL: base.value, links: links))
+    /// The job's JSON, its URLs on `base` (the request's, ``PublicBaseURL/value(for:)``).
+    func render(_ job: Job, base: String) throws -> Data {
+        try APIJSON.encode(JobView(job, baseURL: base, links: links))
     }
 
     /// Cached views expire before the result URL inside them would be re-issued.

@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 
 /// `GET /openapi.yaml`: the API description built into this binary (``OpenAPIDocument``), with
-/// the server URL set to the public base URL and the job kinds this server accepts
+/// the server URL set to the public base URL for the request and the job kinds this server accepts
 /// (``OpenAPIJobKinds``). A test checks it against the routes.
 struct OpenAPIController: Sendable {
     let template: String
@@ -19,7 +19,7 @@ struct OpenAPIController: Sendable {
     }
 
     @Sendable func serve(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let document = Data(template.replacingOccurrences(of: "{{BASE_URL}}", with: base.value).utf8)
+        let document = Data(template.replacingOccurrences(of: "{{BASE_URL}}", with: base.value(for: request)).utf8)
         return Response(status: .ok, headers: [
             .contentType: "application/yaml; charset=utf-8",
             .contentLength: String(document.count),

@@ -12,7 +12,9 @@ info:
     Jobs for photo apps: create a job (stylize, caption, analysis, index …), follow it by
     polling or Server-Sent Events, download its result from a pre-signed URL.
     Every /v1 request needs an app token (`X-App-Token` or `Authorization: Bearer`) unless the
-    server runs with open access. Every response carries `X-Request-ID` and `X-Response-Time`;
+    server runs with open access. Mondrian's root routes and /api/generateCaption need one too,
+    except when the operator lists the app in ATELIER_ANONYMOUS_APPS (`mondrian`, `caption`):
+    the credential is then optional on that app's routes (a wrong one is still 401). Every response carries `X-Request-ID` and `X-Response-Time`;
     rate-limited routes carry `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`.
 servers:
   - url: "{{BASE_URL}}"

@@ -10,8 +10,13 @@ package protocol APIApp: Sendable {
     /// Path template (`/api/generateCaption`) → the app's own answer to a method that path is not
     /// served with, given the `Allow` value; paths not listed get the API's 405.
     var ownMethodNotAllowed: [String: @Sendable (_ allow: String) -> Response] { get }
+
+    /// The name `ATELIER_ANONYMOUS_APPS` lists this app by, when its routes may serve requests
+    /// without a credential (its client as printed sends none); nil: they never do.
+    var anonymousName: String? { get }
 }
 
 extension APIApp {
     package var ownMethodNotAllowed: [String: @Sendable (_ allow: String) -> Response] { [:] }
+    package var anonymousName: String? { nil }
 }

@@ -5,11 +5,23 @@ import Foundation
 
 /// Everything `atelier serve` needs, read from `ATELIER_*` settings by the executable.
 public struct APIConfiguration: Sendable {
-    /// `ATELIER_LISTEN`, host:port.
-    public var host = "127.0.0.1"
-    public var port = 8080
+    /// `ATELIER_LISTEN`: the addresses one process serves the same routes on (one or more,
+    /// comma-separated `host:port`); the first is the default public base.
+    public var listen = [ListenAddress(host: "127.0.0.1", port: 8080)]
+    /// The first listen address's host and port.
+    public var host: String {
+        get { listen[0].host }
+        set { listen[0].host = newValue }
+    }
+    public var port: Int {
+        get { listen[0].port }
+        set { listen[0].port = newValue }
+    }
     /// `ATELIER_PUBLIC_URL`: the base of every absolute URL handed out (status, stream, results).
     public var publicURL: String?
+    /// `ATELIER_TRUSTED_HOSTS`: `Host` values a request may carry for its answer's absolute URLs to
+    /// be built on it instead of the configured base (``PublicBaseURL``); empty: never.
+    public var trustedHosts = TrustedHosts()
     /// `ATELIER_DATA_DIR`: local blobs live in `DATA_DIR/blobs`.
     public var dataDirectory = URL(fileURLWithPath: ".atelier/data")
     /// `ATELIER_SIGNING_SECRET`: HMAC key of pre-signed result URLs (≥ 32 bytes).
@@ -38,6 +50,13 @@ public struct APIConfiguration: Sendable {
     public var maxUploadBytes = 25 * 1024 * 1024
     /// `ATELIER_OPEN_ACCESS=true`: no credential needed, every caller is `anonymous`. LAN demos only.
     public var openAccess = false
+    /// `ATELIER_ANONYMOUS_APPS`: the apps (by ``APIApp/anonymousName``: `mondrian`, `caption`) whose
+    /// routes serve a request without a credential under the app's anonymous owner
+    /// (``Principal/anonymous(app:)``); a request with one is authenticated as always. Empty: off.
+    public var anonymousApps: Set<String> = []
+    /// `ATELIER_ANONYMOUS_RATE_LIMIT`: requests without a credential per minute per client address
+    /// on those apps' routes (429 in the app's own shape past it); 0 turns it off.
+    public var anonymousRateLimitPerMinute = 120
     /// `ATELIER_RATE_LIMIT`: requests per minute per proven token (per IP address on public
     /// routes and under open access); 0 turns it off.
     public var rateLimitPerMinute = 1200
@@ -72,21 +91,12 @@ public struct APIConfiguration: Sendable {
 
     public init() {}
 
-    /// The public base URL without a trailing slash.
+    /// The public base URL without a trailing slash (`ATELIER_PUBLIC_URL`, else the first listen address).
     public var baseURL: String {
-        var base = publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        var base = publicURL ?? "http://\(listen[0])"
         while base.hasSuffix("/") { base.removeLast() }
         return base
     }
 
     public var blobDirectory: URL { dataDirectory.appendingPathComponent("blobs", isDirectory: true) }
-
-    /// Parses `host:port` (`[::1]:8080` for IPv6).
-    public static func parseListen(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (0...65535).contains(port) else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
-    }
 }

@@ -24,6 +24,14 @@ public struct Principal: Sendable, Equatable {
     }
 
     public static let anonymous = Principal(owner: "anonymous", name: "anonymous")
+
+    /// A request without a credential to an app listed in `ATELIER_ANONYMOUS_APPS`: an owner of
+    /// its own per app (`anonymous:mondrian`), so one app's anonymous callers share neither jobs,
+    /// search results, quotas nor stream limits with another app's, nor with open access's
+    /// `anonymous`.
+    public static func anonymous(app: String) -> Principal {
+        Principal(owner: "anonymous:" + app, name: "anonymous")
+    }
 }
 
 /// Per-request state shared by the middleware and the routes.

@@ -1,4 +1,5 @@
 import AtelierAccounts
+import AtelierDatabase
 import AtelierEmbeddings
 import AtelierQueue
 import AtelierSearch
@@ -8,6 +9,7 @@ import Hummingbird
 import NIOCore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// `atelier serve`: the HTTP front. Owns the pieces one API process shares — the connection
 /// pool, the one LISTEN connection (job events for SSE and the job cache, token revocations),
@@ -45,6 +47,8 @@ public final class APIServer: Sendable {
     package let limiter: RateLimiter?
     /// The apps' facades served beside the core API.
     let apps: [any APIApp]
+    /// Listen address index → the port it is bound to.
+    private let bound = Mutex<[Int: Int]>([:])
 
     public convenience init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
                             blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger) throws {
@@ -54,6 +58,7 @@ public final class APIServer: Sendable {
     /// A server that also serves `apps` (the executable passes AtelierApps' facades).
     package init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
                  blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger, apps: [any APIApp]) throws {
+        try Self.checkAnonymousApps(configuration.anonymousApps, offered: apps)
         self.apps = apps
         self.configuration = configuration
         self.encoder = encoder
@@ -67,7 +72,7 @@ public final class APIServer: Sendable {
                                 logger: logger)
         self.notifier = notifier
         self.metrics = APIMetrics()
-        self.publicBase = PublicBaseURL(configuration.baseURL)
+        self.publicBase = PublicBaseURL(configuration.baseURL, publicURL: configuration.publicURL, trusted: configuration.trustedHosts)
         let accounts = try configuration.jwtSecret.map {
             try UserAccounts(secret: $0, lifetime: configuration.accessTokenLifetime, queue: queue, notifier: notifier,
                              apple: configuration.appleAudiences.isEmpty ? nil
@@ -78,7 +83,9 @@ public final class APIServer: Sendable {
             tokens: AppTokens(queue: queue), notifier: notifier, openAccess: configuration.openAccess,
             addressLimiter: configuration.unauthenticatedRateLimitPerMinute > 0
                 ? RateLimiter(perMinute: configuration.unauthenticatedRateLimitPerMinute) : nil,
-            accounts: accounts)
+            accounts: accounts, anonymousApps: configuration.anonymousApps,
+            anonymousLimiter: configuration.anonymousRateLimitPerMinute > 0
+                ? RateLimiter(perMinute: configuration.anonymousRateLimitPerMinute) : nil)
         self.cache = JobViewCache(notifier: notifier)
         self.intake = JobIntake(queue: queue, blobs: self.blobs, kinds: kinds, imageLimits: configuration.imageLimits,
                                 quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
@@ -121,16 +128,24 @@ public final class APIServer: Sendable {
 
     /// `group` behind authentication, then the rate limit: the limit is keyed on the proven
     /// token, never on one that was only presented (unproven requests are limited per address
-    /// inside AuthMiddleware). The same budget as every other authenticated route.
-    package func authenticatedGroup(_ group: RouterGroup<APIRequestContext>) -> RouterGroup<APIRequestContext> {
-        group.add(middleware: AuthMiddleware(authenticator: authenticator))
+    /// inside AuthMiddleware). The same budget as every other authenticated route. `app` names
+    /// the app whose routes these are (``APIApp/anonymousName``): listed in
+    /// `ATELIER_ANONYMOUS_APPS`, they serve requests without a credential too.
+    package func authenticatedGroup(_ group: RouterGroup<APIRequestContext>, app: String? = nil) -> RouterGroup<APIRequestContext> {
+        group.add(middleware: AuthMiddleware(authenticator: authenticator, app: app))
         if let limiter { group.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         return group
     }
 
     /// The application and the background services it needs (pool, listener, SSE ticks), plus
-    /// `services` (`atelier dev` adds a worker). On shutdown the HTTP server stops first, then
+    /// `services` (`atelier dev` adds a worker). On shutdown the HTTP servers stop first, then
     /// the services in reverse order.
+    ///
+    /// Hummingbird binds one address per application: with several listen addresses
+    /// (`ATELIER_LISTEN=0.0.0.0:5005,0.0.0.0:5400`) the first application carries the background
+    /// services once, and one more application per further address — the same responder, no
+    /// services of its own — runs among them, listed last so it stops first. `onServerRunning` is
+    /// called for the first address; ``boundPort(_:)`` tells where each one listens.
     public func makeApplication(
         services: [any Service] = [],
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
@@ -144,22 +159,43 @@ public final class APIServer: Sendable {
             },
         ]
         background += services
+        let responder = OwnTaskResponder(inner: try makeRouter().buildResponder(), inOwnTask: Self.mayStream)
+        for index in configuration.listen.indices.dropFirst() {
+            background.append(listener(index, responder: responder, services: []) { _ in })
+        }
         let (configuration, publicBase) = (self.configuration, self.publicBase)
+        return listener(0, responder: responder, services: background) { channel in
+            if configuration.publicURL == nil, configuration.port == 0, let port = channel.localAddress?.port {
+                var bound = configuration
+                bound.port = port
+                publicBase.set(bound.baseURL)
+            }
+            await onServerRunning(channel)
+        }
+    }
+
+    /// The application serving `responder` on the `index`th listen address, with `services`.
+    private func listener<Responder: HTTPResponder>(
+        _ index: Int, responder: Responder, services: [any Service],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void
+    ) -> Application<Responder> where Responder.Context == APIRequestContext {
+        let address = configuration.listen[index]
         return Application(
-            responder: OwnTaskResponder(inner: try makeRouter().buildResponder(), inOwnTask: Self.mayStream),
+            responder: responder,
             server: .http1(configuration: .init(additionalChannelHandlers: [ReceiveBufferSizing(), ExpectContinueHandler()],
                                                 idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "atelier"),
-            services: background,
-            onServerRunning: { channel in
-                if configuration.publicURL == nil, configuration.port == 0, let port = channel.localAddress?.port {
-                    var bound = configuration
-                    bound.port = port
-                    publicBase.set(bound.baseURL)
-                }
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "atelier"),
+            services: services,
+            onServerRunning: { [self] channel in
+                bound.withLock { $0[index] = channel.localAddress?.port }
                 await onServerRunning(channel)
             },
             logger: logger)
+    }
+
+    /// The port the `index`th listen address is bound to, once it is (port 0 picks one).
+    package func boundPort(_ index: Int) -> Int? {
+        bound.withLock { $0[index] }
     }
 
     /// Paths whose answer may be a long-lived event stream (``OwnTaskResponder``).
@@ -167,16 +203,38 @@ public final class APIServer: Sendable {
         path.hasSuffix("/events") || path.hasPrefix("/stream/")
     }
 
-    /// Warns loudly when open access is on: anyone who can reach the port can use the API.
+    /// `ATELIER_ANONYMOUS_APPS` may list only apps this server serves and that may go without a
+    /// credential: anything else is a start-up error naming the valid names.
+    static func checkAnonymousApps(_ listed: Set<String>, offered apps: [any APIApp]) throws {
+        let valid = apps.compactMap(\.anonymousName)
+        for name in listed.sorted() where !valid.contains(name) {
+            throw ConfigurationError("ATELIER_ANONYMOUS_APPS lists '\(name)', which is not an app that can be served without a credential: "
+                + "the valid names are \(valid.joined(separator: ", ")) (the core /v1 API always needs one)")
+        }
+    }
+
+    /// Warns loudly when open access or anonymous apps are on: anyone who can reach the port can
+    /// use the API, or those apps' routes.
     public func announce() {
+        let listening = configuration.listen.map(\.description).joined(separator: ", ")
+        if !configuration.anonymousApps.isEmpty {
+            let apps = configuration.anonymousApps.sorted()
+            logger.warning("""
+                ANONYMOUS APPS ARE ON (ATELIER_ANONYMOUS_APPS=\(apps.joined(separator: ","))): requests without a token to \
+                \(apps.joined(separator: " and "))'s routes are served, as \(apps.map { "'anonymous:\($0)'" }.joined(separator: ", ")), \
+                limited to \(configuration.anonymousRateLimitPerMinute) per minute per address (0: no limit). Anyone who can reach \
+                \(listening) can create those apps' jobs and read their anonymous ones. Use this on a trusted LAN only.
+                """)
+        }
         if configuration.openAccess {
             logger.warning("""
                 OPEN ACCESS IS ON (ATELIER_OPEN_ACCESS=true): requests without a token are accepted as 'anonymous'. \
-                Anyone who can reach \(configuration.baseURL) can create jobs and read anonymous ones. Use this on a trusted LAN only.
+                Anyone who can reach \(listening) can create jobs and read anonymous ones. Use this on a trusted LAN only.
                 """)
         }
         logger.info("atelier API listening", metadata: [
-            "url": .string(configuration.baseURL), "data_dir": .string(configuration.dataDirectory.path),
+            "url": .string(configuration.baseURL), "listen": .string(listening),
+            "trusted_hosts": .string(configuration.trustedHosts.entries.map(\.description).joined(separator: ",")), "data_dir": .string(configuration.dataDirectory.path),
             "kinds": .string(kinds.names.joined(separator: ","))])
     }
 }

@@ -2,8 +2,12 @@ import AtelierAPI
 import Hummingbird
 
 /// The caption app's facade (docs/clients.md §1): `/api/generateCaption`, with its own rate
-/// limit per client IP (`ATELIER_CAPTION_RATE_LIMIT`) and its own error shape.
+/// limit per client IP (`ATELIER_CAPTION_RATE_LIMIT`) and its own error shape. Listed as
+/// `caption` in `ATELIER_ANONYMOUS_APPS`, the route serves requests without a token.
 struct CaptionApp: APIApp {
+    static let anonymousName = "caption"
+    var anonymousName: String? { Self.anonymousName }
+
     func register(on router: Router<APIRequestContext>, server: APIServer) throws {
         let configuration = server.configuration
         GenerateCaptionController(

@@ -107,18 +107,19 @@ struct GenerateCaptionController: Sendable {
         }
     }
 
+    /// The caller's owner, as ``Authenticator/identify(_:app:from:)`` decides for this app's route.
     private func authenticate(_ request: Request, from address: String) async throws -> String {
-        guard let secret = Authenticator.credential(xAppToken: request.headers[.xAppToken], authorization: request.headers[.authorization]) else {
-            if authenticator.openAccess { return Principal.anonymous.owner }
-            throw CaptionFailure(.auth, "Authentication failed: send your app token in the X-App-Token header")
-        }
-        switch try await authenticator.authenticate(secret, from: address) {
+        let credential = Authenticator.credential(xAppToken: request.headers[.xAppToken], authorization: request.headers[.authorization])
+        switch try await authenticator.identify(credential, app: CaptionApp.anonymousName, from: address) {
         case .principal(let principal):
             return principal.owner
+        case .missing:
+            throw CaptionFailure(.auth, "Authentication failed: send your app token in the X-App-Token header")
         case .invalid:
             throw CaptionFailure(.auth, "Authentication failed: the app token is not valid or has been revoked")
         case .throttled(let decision):
-            var failure = CaptionFailure(.rateLimit, "too many unauthenticated requests: retry in \(decision.retryAfter) s")
+            let what = credential == nil ? "anonymous requests" : "unauthenticated requests"
+            var failure = CaptionFailure(.rateLimit, "too many \(what): retry in \(decision.retryAfter) s")
             failure.headers[.retryAfter] = String(decision.retryAfter)
             throw failure
         }

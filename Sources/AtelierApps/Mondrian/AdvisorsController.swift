@@ -34,7 +34,7 @@ struct AdvisorsController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let root = base.value
+        let root = base.value(for: request)
         let advisors = Advisor.all.map { advisor in
             Entry(id: advisor.id, name: advisor.name, specialty: advisor.specialty, focus_areas: advisor.focusAreas.map(\.rawValue),
                   image_url: "\(root)/advisor_image/\(advisor.id).png")

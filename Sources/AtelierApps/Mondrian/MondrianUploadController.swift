@@ -87,7 +87,7 @@ struct MondrianUploadController: Sendable {
             throw APIError.conflict("the Idempotency-Key names an earlier job that has no uploaded image")
         }
         let jobID = job.id.uuidString.lowercased()
-        let base = self.base.value
+        let base = self.base.value(for: request)
         var response = try JSONResponse.encode(Answer(
             job_id: jobID, filename: upload.filename(signer), advisor: advisor,
             advisors_used: analyze || !accepted.created ? upload.advisors : chosen,

@@ -22,7 +22,8 @@ struct DevCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var database: DatabaseOptions
-    @Option(help: "host:port to listen on (default: $ATELIER_LISTEN or 127.0.0.1:8080).") var listen: String?
+    @Option(help: "host:port to listen on, or several, comma-separated (default: $ATELIER_LISTEN or 127.0.0.1:8080).")
+    var listen: String?
     @Option(help: "Jobs run at once per worker (default 4).") var concurrency: Int?
     @Option(help: "Run the workers as this many supervised `atelier work` processes instead of one in-process worker.")
     var processes: Int?

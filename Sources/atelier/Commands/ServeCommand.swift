@@ -12,14 +12,18 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the HTTP API. SIGTERM/SIGINT stop accepting, finish in-flight requests, exit 0.",
         discussion: """
-            Environment: ATELIER_LISTEN (127.0.0.1:8080), ATELIER_PUBLIC_URL, ATELIER_DATA_DIR, ATELIER_BLOB_STORE (local | s3,
+            Environment: ATELIER_LISTEN (127.0.0.1:8080; several, comma-separated), ATELIER_PUBLIC_URL, ATELIER_TRUSTED_HOSTS
+            (Hosts whose requests get URLs on their own Host), ATELIER_DATA_DIR, ATELIER_BLOB_STORE (local | s3,
             with ATELIER_S3_*), ATELIER_SIGNING_SECRET
             (required), ATELIER_RESULT_URL_TTL (1h), ATELIER_MAX_UPLOAD_BYTES (25 MiB), ATELIER_RATE_LIMIT (1200/min per
-            client, 0 = off), ATELIER_OPEN_ACCESS (false), ATELIER_SSE_KEEPALIVE (15s), ATELIER_ACCESS_LOG (true).
+            client, 0 = off), ATELIER_OPEN_ACCESS (false), ATELIER_ANONYMOUS_APPS (none; mondrian, caption: those apps'
+            routes without a token), ATELIER_ANONYMOUS_RATE_LIMIT (120/min per address), ATELIER_SSE_KEEPALIVE (15s),
+            ATELIER_ACCESS_LOG (true).
             """)
 
     @OptionGroup var database: DatabaseOptions
-    @Option(help: "host:port to listen on (default: $ATELIER_LISTEN or 127.0.0.1:8080).") var listen: String?
+    @Option(help: "host:port to listen on, or several, comma-separated (default: $ATELIER_LISTEN or 127.0.0.1:8080).")
+    var listen: String?
     @Option(name: .customLong("public-url"), help: "Base of absolute URLs handed out (default: $ATELIER_PUBLIC_URL or http://LISTEN).")
     var publicURL: String?
     @Flag(name: .customLong("open-access"), help: "Accept requests without a token (LAN demos only).") var openAccess = false

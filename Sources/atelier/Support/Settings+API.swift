@@ -31,16 +31,23 @@ extension Settings {
         var configuration = APIConfiguration()
         configuration.version = AtelierVersion.current
         let listenText = listen ?? string("ATELIER_LISTEN") ?? "127.0.0.1:8080"
-        guard let (host, port) = APIConfiguration.parseListen(listenText) else {
-            throw ConfigurationError("ATELIER_LISTEN must be host:port (e.g. 127.0.0.1:8080 or 0.0.0.0:8080), got '\(listenText)'")
+        guard let addresses = ListenAddress.parseList(listenText) else {
+            throw ConfigurationError("ATELIER_LISTEN must be host:port or several, comma-separated and each once "
+                + "(e.g. 127.0.0.1:8080, 0.0.0.0:8080 or 0.0.0.0:5005,0.0.0.0:5400), got '\(listenText)'")
         }
-        configuration.host = host
-        configuration.port = port
+        configuration.listen = addresses
         if let url = publicURL ?? string("ATELIER_PUBLIC_URL") {
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
                 throw ConfigurationError("ATELIER_PUBLIC_URL must be an absolute http(s) URL, got '\(url)'")
             }
             configuration.publicURL = url
+        }
+        if let hosts = string("ATELIER_TRUSTED_HOSTS") {
+            guard let trusted = TrustedHosts.parse(hosts) else {
+                throw ConfigurationError("ATELIER_TRUSTED_HOSTS must be host names or IP addresses, each with an optional :port, "
+                    + "comma-separated (e.g. 192.168.1.20,atelier.local:5005,[fe80::1]), got '\(hosts)'")
+            }
+            configuration.trustedHosts = trusted
         }
         configuration.dataDirectory = dataDirectory
         guard let secret = string("ATELIER_SIGNING_SECRET") else {
@@ -58,8 +65,7 @@ extension Settings {
             configuration.jwtSecret = jwtSecret
         }
         configuration.accessTokenLifetime = try duration("ATELIER_ACCESS_TOKEN_TTL") ?? configuration.accessTokenLifetime
-        configuration.appleAudiences = (string("ATELIER_APPLE_AUDIENCES") ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        configuration.appleAudiences = list("ATELIER_APPLE_AUDIENCES") ?? []
         configuration.appleKeys = string("ATELIER_APPLE_JWKS") ?? configuration.appleKeys
         guard configuration.accessTokenLifetime >= .seconds(60), configuration.accessTokenLifetime <= .seconds(24 * 3600) else {
             throw ConfigurationError("ATELIER_ACCESS_TOKEN_TTL must be between 60s and 24h")
@@ -78,11 +84,14 @@ extension Settings {
             configuration.maxUploadBytes = bytes
         }
         configuration.openAccess = try openAccess || (bool("ATELIER_OPEN_ACCESS") ?? false)
+        // Checked against the apps served when the server is made (APIServer names the valid ones).
+        configuration.anonymousApps = Set((list("ATELIER_ANONYMOUS_APPS") ?? []).map { $0.lowercased() })
         if let limit = try int("ATELIER_RATE_LIMIT") {
             guard limit >= 0 else { throw ConfigurationError("ATELIER_RATE_LIMIT must be 0 (off) or more requests per minute") }
             configuration.rateLimitPerMinute = limit
         }
         for (name, keyPath) in [("ATELIER_UNAUTHENTICATED_RATE_LIMIT", \APIConfiguration.unauthenticatedRateLimitPerMinute),
+                                ("ATELIER_ANONYMOUS_RATE_LIMIT", \.anonymousRateLimitPerMinute),
                                 ("ATELIER_LOGIN_RATE_LIMIT", \.loginRateLimitPerAddress),
                                 ("ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL", \.loginRateLimitPerEmail),
                                 ("ATELIER_MAX_ACTIVE_JOBS_PER_OWNER", \.maxActiveJobsPerOwner),
