@@ -154,8 +154,8 @@ final class CLITests: DatabaseTestCase {
         let valid = ["ATELIER_SIGNING_SECRET": String(repeating: "s3cr3t-", count: 6), "ATELIER_LISTEN": "127.0.0.1:0",
                      "ATELIER_DATA_DIR": directory.path, "ATELIER_MODEL_DIR": ""]
         let cases: [(name: String, value: String, says: String)] = [
-            ("ATELIER_ANONYMOUS_APPS", "mondrian,caricature",
-             "ATELIER_ANONYMOUS_APPS lists 'caricature', which is not an app that can be served without a credential: the valid names are caption, mondrian"),
+            ("ATELIER_ANONYMOUS_APPS", "mondrian,fleet",
+             "ATELIER_ANONYMOUS_APPS lists 'fleet', which is not an app that can be served without a credential: the valid names are caption, caricature, mondrian"),
             ("ATELIER_ANONYMOUS_RATE_LIMIT", "-1", "ATELIER_ANONYMOUS_RATE_LIMIT must be 0"),
             ("ATELIER_LISTEN", "127.0.0.1:0,nowhere", "ATELIER_LISTEN must be host:port or several, comma-separated"),
             ("ATELIER_LISTEN", "127.0.0.1:5005,127.0.0.1:5005", "ATELIER_LISTEN must be host:port or several, comma-separated"),

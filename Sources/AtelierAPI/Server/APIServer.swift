@@ -110,9 +110,12 @@ public final class APIServer: Sendable {
         if let limiter { results.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         ResultsController(blobs: blobs, signer: signer).register(on: results)
 
-        let v1 = authenticatedGroup(router.group("v1"))
+        // The Caricature app's routes are the core jobs API: listed as `caricature`, they too
+        // serve requests without a credential; search, documents and admin never do.
+        let jobs = authenticatedGroup(router.group("v1"), app: Self.caricature)
         JobsController(queue: queue, intake: intake, cache: cache, hub: hub,
-                       links: links, configuration: configuration, base: publicBase).register(on: v1)
+                       links: links, configuration: configuration, base: publicBase).register(on: jobs)
+        let v1 = authenticatedGroup(router.group("v1"))
         SearchController(service: search).register(on: v1)
         DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger), searchService: search).register(on: v1)
         let admin = authenticatedGroup(router.group("v1/admin"))
@@ -206,12 +209,15 @@ public final class APIServer: Sendable {
     /// `ATELIER_ANONYMOUS_APPS` may list only apps this server serves and that may go without a
     /// credential: anything else is a start-up error naming the valid names.
     static func checkAnonymousApps(_ listed: Set<String>, offered apps: [any APIApp]) throws {
-        let valid = apps.compactMap(\.anonymousName)
+        let valid = ([caricature] + apps.compactMap(\.anonymousName)).sorted()
         for name in listed.sorted() where !valid.contains(name) {
             throw ConfigurationError("ATELIER_ANONYMOUS_APPS lists '\(name)', which is not an app that can be served without a credential: "
-                + "the valid names are \(valid.joined(separator: ", ")) (the core /v1 API always needs one)")
+                + "the valid names are \(valid.joined(separator: ", ")) (caricature opens /v1/jobs; the rest of /v1 always needs one)")
         }
     }
+
+    /// The Caricature app's name in `ATELIER_ANONYMOUS_APPS`: its routes are `/v1/jobs…`.
+    static let caricature = "caricature"
 
     /// Warns loudly when open access or anonymous apps are on: anyone who can reach the port can
     /// use the API, or those apps' routes.

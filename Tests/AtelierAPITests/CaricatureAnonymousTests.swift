@@ -1,0 +1,42 @@
+import AtelierAPI
+import AtelierAPITestSupport
+import AtelierImaging
+import AtelierQueue
+import Foundation
+import XCTest
+
+/// `ATELIER_ANONYMOUS_APPS=caricature`: the Caricature app as printed sends no credential, and its
+/// routes are the core jobs API — so `/v1/jobs…` serves such requests under `anonymous:caricature`,
+/// while search, documents and operator routes still need a credential and a wrong token is
+/// still refused.
+final class CaricatureAnonymousTests: APITestCase {
+    override var sendsToken: Bool { false }
+
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.anonymousApps = ["caricature"]
+    }
+
+    func testTheAppsStylizeFlowWithoutACredential() async throws {
+        let photo = Data(try ImageCodec.encodeJPEG(PixelBuffer(width: 160, height: 120, channels: 3, fill: 140), quality: 90))
+        let (body, type) = multipart([("style_id", "cartoon")], image: photo, filename: "image.jpg", contentType: "image/jpeg")
+        let created = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        XCTAssertEqual(created.status, 200, created.text)
+        let id = try XCTUnwrap(try created.json()["id"] as? String)
+        let done = try await waitForCompletion(id)
+        XCTAssertEqual(done["status"] as? String, "succeeded", "\(done)")
+        let download = try await request(.GET, try XCTUnwrap(done["result_url"] as? String))
+        XCTAssertEqual(download.status, 200)
+        let job = try await db.queue.job(id: try XCTUnwrap(UUID(uuidString: id)))
+        XCTAssertEqual(job.owner, "anonymous:caricature")
+
+        // Another caller's job is not the anonymous owner's.
+        let mine = try await createJob(kind: "noop", token: .some(token))
+        try assertError(try await request(.GET, "/v1/jobs/\(mine)"), status: 404, name: "NotFoundError")
+        // A wrong token is refused; the rest of /v1 still needs a credential.
+        try assertError(try await request(.GET, "/v1/jobs", token: .some("not-a-token")), status: 401, name: "AuthenticationError")
+        try assertError(try await request(.POST, "/v1/search", body: Data(#"{"query": "sky"}"#.utf8), contentType: "application/json"),
+                        status: 401, name: "AuthenticationError")
+        try assertError(try await request(.GET, "/v1/documents"), status: 401, name: "AuthenticationError")
+        try assertError(try await request(.GET, "/v1/admin/queue"), status: 401, name: "AuthenticationError")
+    }
+}
