@@ -10,7 +10,7 @@ import XCTest
 /// structs written from the app's API document: Sign in with Apple (a token the test signs as
 /// Apple would), refresh with rotation, a replayed refresh token ending its family, and the
 /// access token working on the core API.
-final class LearnAuthAPITests: APITestCase {
+final class LearnAuthAPITests: LearnAPITestCase {
     struct AppleSignInRequest: Codable { let identityToken: String; let user: String }
     struct AuthResponse: Codable {
         struct UserModel: Codable { let id: String; let email: String; let createdAt: String }
@@ -21,24 +21,7 @@ final class LearnAuthAPITests: APITestCase {
         struct UserModel: Codable { let id: String; let email: String }
         let user: UserModel; let accessToken: String; let refreshToken: String; let expiresAt: Int
     }
-    struct ErrorResponse: Codable { let error: String }
-
-    var apple: TestAppleKeys!
-
-    override func setUp() async throws {
-        apple = try await TestAppleKeys()
-        try await super.setUp()
-    }
-
-    override func tearDown() async throws {
-        apple?.remove()
-        try await super.tearDown()
-    }
-
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.appleAudiences = ["com.example.learn"]
-        configuration.appleKeys = apple.jwksFile.path
-    }
+    override var requiresModel: Bool { false }
 
     func post(_ path: String, _ body: some Encodable) async throws -> Reply {
         try await request(.POST, path, token: .some(nil), body: try JSONEncoder().encode(body), contentType: "application/json")

@@ -9,24 +9,23 @@ import Foundation
 /// without text is ``VisionError/providerFailed(_:)`` (the caption API's AI_001). Analyses also
 /// ask it for each advisor's prose, grounded in the measured scores (``critique(_:)``).
 public struct OpenAIVisionProvider: VisionProvider {
+    /// The endpoint (``ChatCompletionsClient/Configuration``: base URL, key, model, timeout,
+    /// retries, backoff — read and set through this value as if they were its own) and the prompt.
+    @dynamicMemberLookup
     public struct Configuration: Sendable {
-        /// Up to and including the API version, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`.
-        public var baseURL: String
-        public var apiKey: String?
-        public var model: String
-        /// Per attempt.
-        public var timeout: Duration = .seconds(30)
-        /// Attempts after the first, on 429 / 5xx / connection errors.
-        public var maxRetries = 3
-        /// First backoff; doubles per retry, capped at 8 s (a `Retry-After` header wins, capped at 30 s).
-        public var backoff: Duration = .milliseconds(500)
+        public var endpoint: ChatCompletionsClient.Configuration
         public var prompt = """
             Describe this photograph in one or two plain sentences for a photo library: what it shows, \
             the light and the mood. No preamble, no lists.
             """
 
         public init(baseURL: String, apiKey: String?, model: String) {
-            (self.baseURL, self.apiKey, self.model) = (baseURL, apiKey, model)
+            endpoint = ChatCompletionsClient.Configuration(baseURL: baseURL, apiKey: apiKey, model: model)
+        }
+
+        public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ChatCompletionsClient.Configuration, Value>) -> Value {
+            get { endpoint[keyPath: keyPath] }
+            set { endpoint[keyPath: keyPath] = newValue }
         }
     }
 
@@ -36,13 +35,8 @@ public struct OpenAIVisionProvider: VisionProvider {
     let client: ChatCompletionsClient
 
     public init(_ configuration: Configuration, client: HTTPClient = .shared) throws(VisionError) {
-        var protocolConfiguration = ChatCompletionsClient.Configuration(baseURL: configuration.baseURL, apiKey: configuration.apiKey,
-                                                                        model: configuration.model)
-        protocolConfiguration.timeout = configuration.timeout
-        protocolConfiguration.maxRetries = configuration.maxRetries
-        protocolConfiguration.backoff = configuration.backoff
         self.configuration = configuration
-        self.client = try ChatCompletionsClient(protocolConfiguration, role: "the vision provider", client: client)
+        self.client = try ChatCompletionsClient(configuration.endpoint, role: "the vision provider", client: client)
     }
 
     typealias Answer = ChatCompletionsClient.Answer
