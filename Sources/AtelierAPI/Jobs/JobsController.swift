@@ -73,8 +73,10 @@ struct JobsController: Sendable {
         let pageRequest = try PageRequest(query)
         var filter = JobFilter(owner: principal.owner, limit: pageRequest.limit, offset: pageRequest.offset)
         filter.states = try Self.states(status: query.getAll("status"), state: query.getAll("state"))
-        filter.kinds = query.getAll("kind").flatMap { $0.split(separator: ",").map(String.init) }
-        let (jobs, total) = try await queue.jobs(filter)
+        let kinds = query.getAll("kind").flatMap { $0.split(separator: ",").map(String.init) }
+        // A name holding NUL is no job's kind (PostgreSQL text cannot even hold it): it matches nothing.
+        filter.kinds = kinds.filter { !$0.utf8.contains(0) }
+        let (jobs, total) = !kinds.isEmpty && filter.kinds.isEmpty ? ([], 0) : try await queue.jobs(filter)
         let base = self.base.value(for: request)
         return try JSONResponse.encode(Page(data: jobs.map { JobView($0, baseURL: base, links: links) }, request: pageRequest, total: total))
     }
