@@ -44,6 +44,24 @@ final class MondrianAnonymousFlowTests: MondrianFlowTestCase {
     }
 }
 
+/// Mondrian as printed, end to end: no credential, its job service on one port and its search
+/// service on another (the app's 5005 and 5400; here two free ports of one server).
+final class MondrianTwoPortsAnonymousTests: MondrianFlowTestCase {
+    override var sendsToken: Bool { false }
+
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.anonymousApps = ["mondrian"]
+        configuration.listen = [ListenAddress(host: "127.0.0.1", port: 0), ListenAddress(host: "127.0.0.1", port: 0)]
+    }
+
+    func testTheAppsFlowOnTwoPortsWithoutACredential() async throws {
+        try await db.eventually("both addresses are bound") { server.boundPort(1) != nil }
+        let searchPort = try XCTUnwrap(server.boundPort(1))
+        XCTAssertFalse(baseURL.hasSuffix(":\(searchPort)"))
+        try await runTheAppsFlow(searchBase: "http://127.0.0.1:\(searchPort)")
+    }
+}
+
 /// The caption route without a token, when the caption app is listed.
 final class CaptionAnonymousAPITests: CaptionAPITestCase {
     override var sendsToken: Bool { false }

@@ -65,7 +65,9 @@ class MondrianFlowTestCase: APITestCase {
 
     /// The app's whole flow: advisors → upload → stream → analysis → index → search → thumbnail
     /// (with the test's token, or without one where ``sendsToken`` is false).
-    func runTheAppsFlow() async throws {
+    /// The app's flow; `searchBase` (its search service's address: the app calls port 5400 for
+    /// index and search, 5005 for the rest) defaults to the one address the test server has.
+    func runTheAppsFlow(searchBase: String = "") async throws {
         // Step 2: upload.
         let uploaded = try await upload(advisor: "ansel", filename: "Sunset over Half Dome.JPG")
         XCTAssertEqual(uploaded.status, 200, uploaded.text)
@@ -119,7 +121,7 @@ class MondrianFlowTestCase: APITestCase {
         XCTAssertEqual(source.body, try photo())
 
         // Step 5: index, with the analysis's caption.
-        let indexed = try await request(.POST, "/index", body: try json(IndexRequest(job_id: upload.job_id, image_path: "source/\(upload.filename)")),
+        let indexed = try await request(.POST, searchBase + "/index", body: try json(IndexRequest(job_id: upload.job_id, image_path: "source/\(upload.filename)")),
                                         contentType: "application/json")
         XCTAssertEqual(indexed.status, 200, indexed.text)
         let index = try JSONDecoder().decode(IndexResponse.self, from: indexed.body)
@@ -129,14 +131,14 @@ class MondrianFlowTestCase: APITestCase {
         let analysisCaption = try XCTUnwrap((JSONSerialization.jsonObject(with: Data((job.result ?? "{}").utf8)) as? [String: Any])?["caption"] as? String)
         XCTAssertEqual(index.caption, analysisCaption, "the analysis's caption is reused")
         let again = try JSONDecoder().decode(IndexResponse.self, from: try await request(
-            .POST, "/index", body: try json(IndexRequest(job_id: upload.job_id, image_path: "source/\(upload.filename)")),
+            .POST, searchBase + "/index", body: try json(IndexRequest(job_id: upload.job_id, image_path: "source/\(upload.filename)")),
             contentType: "application/json").body)
         XCTAssertEqual(again.id, index.id, "indexing again answers the same item")
         let childCount = try await db.queue.children(of: job.id).count
         XCTAssertEqual(childCount, 1, "without running another job")
 
         // Step 6: search, and the thumbnail the app builds from image_path.
-        let found = try await request(.POST, "/search", body: try json(SearchRequest(query: "blue sky over a green field", top_k: 10)),
+        let found = try await request(.POST, searchBase + "/search", body: try json(SearchRequest(query: "blue sky over a green field", top_k: 10)),
                                       contentType: "application/json")
         let search = try JSONDecoder().decode(SearchResponse.self, from: found.body)
         let hit = try XCTUnwrap(search.results.first, found.text)
@@ -144,7 +146,7 @@ class MondrianFlowTestCase: APITestCase {
         XCTAssertEqual(hit.job_id, upload.job_id)
         XCTAssertEqual(hit.image_path, "source/\(upload.filename)")
         XCTAssertEqual(hit.caption, analysisCaption)
-        let thumbnail = try await request(.GET, "\(baseURL)/image/\(hit.image_path)", token: .some(nil))
+        let thumbnail = try await request(.GET, "\(searchBase.isEmpty ? baseURL : searchBase)/image/\(hit.image_path)", token: .some(nil))
         XCTAssertEqual(thumbnail.status, 200)
     }
 }
