@@ -165,6 +165,9 @@ final class LearnKnowledgeAPITests: LearnAPITestCase {
             XCTAssertEqual(reply.status, 400, "\(method) \(path) \(body ?? ""): \(reply.text)")
             XCTAssertFalse(try JSONDecoder().decode(ErrorResponse.self, from: reply.body).error.isEmpty)
         }
+        let huge = try await call(.POST, "/api/ios/knowledge", as: alice,
+                                  body: Data(#"{"question": "Q", "answer": ""#.utf8 + Data(repeating: 0x61, count: 70_000) + Data(#""}"#.utf8)))
+        XCTAssertEqual(huge.status, 413, huge.text)
         for path in ["/api/ios/knowledge/not-a-uuid", "/api/ios/knowledge/\(UUID())"] {
             try await expect(404, .PUT, path, as: alice, json: ["answer": "x"])
         }

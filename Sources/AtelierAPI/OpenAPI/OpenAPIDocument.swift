@@ -544,6 +544,7 @@ paths:
       responses:
         "200": { $ref: "#/components/responses/KnowledgePointAnswer" }
         "400": { $ref: "#/components/responses/LearnError" }
+        "413": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
         "429": { $ref: "#/components/responses/LearnError" }
         "503": { $ref: "#/components/responses/LearnError" }
@@ -568,6 +569,7 @@ paths:
       responses:
         "200": { $ref: "#/components/responses/KnowledgePointAnswer" }
         "400": { $ref: "#/components/responses/LearnError" }
+        "413": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
         "404": { $ref: "#/components/responses/LearnError" }
         "429": { $ref: "#/components/responses/LearnError" }
@@ -635,6 +637,7 @@ paths:
       responses:
         "200": { $ref: "#/components/responses/LearnSuccess" }
         "400": { $ref: "#/components/responses/LearnError" }
+        "413": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
         "404": { $ref: "#/components/responses/LearnError" }
         "429": { $ref: "#/components/responses/LearnError" }
@@ -689,6 +692,7 @@ paths:
                         answer: { type: string }
                         similarity: { type: number, minimum: 0.6, maximum: 1 }
         "400": { $ref: "#/components/responses/LearnError" }
+        "413": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
         "429": { $ref: "#/components/responses/LearnError" }
         "502": { $ref: "#/components/responses/LearnError" }

@@ -28,7 +28,8 @@ struct ChatController: Sendable {
 
     func chat(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let user = try await routes.user(request)
-        let object = try await LearnRoutes.object(request, limit: 1024 * 1024)
+        // 100 turns of 8,000 characters fit (UTF-8: up to 4 bytes each).
+        let object = try await LearnRoutes.object(request, limit: 4 * 1024 * 1024)
         guard let message = try LearnRoutes.text(object, "message", max: Self.maxMessage) else {
             throw LearnError.badRequest("message is required")
         }

@@ -3,6 +3,7 @@ import AtelierAccounts
 import AtelierJobs
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// The signed-in user of a Learn Assistant request: whose points, reviews and chat sources.
 struct LearnUser: Sendable {
@@ -52,11 +53,15 @@ struct LearnRoutes: Sendable {
         return LearnUser(id: id, owner: User.ownerPrefix + claims.sub.value)
     }
 
-    /// The body as a JSON object (at most `limit` bytes); 400 when it is not one.
+    /// The body as a JSON object; 413 past `limit` bytes, 400 when it is not one.
     static func object(_ request: Request, limit: Int = 64 * 1024) async throws -> JSONObject {
-        guard let buffer = try? await request.body.collect(upTo: limit), let object = JSONBody.object(buffer) else {
-            throw LearnError.badRequest("The body must be a JSON object")
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch {
+            throw LearnError(status: .contentTooLarge, message: "The body is larger than \(limit) bytes")
         }
+        guard let object = JSONBody.object(buffer) else { throw LearnError.badRequest("The body must be a JSON object") }
         return object
     }
 
