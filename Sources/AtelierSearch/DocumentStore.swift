@@ -21,6 +21,10 @@ public struct Document: Sendable, Equatable {
     public var text: String { question + "\n" + answer }
     public var sourceKey: String { Self.sourceKey(id) }
     public static func sourceKey(_ id: UUID) -> String { "document:\(id.uuidString.lowercased())" }
+    /// The document an indexed item's source key names; nil for other sources (an image, a text).
+    public static func id(fromSourceKey key: String) -> UUID? {
+        key.hasPrefix("document:") ? UUID(uuidString: String(key.dropFirst("document:".count))) : nil
+    }
 }
 
 /// `documents` (migration 0006), every query scoped to one owner. Deleting a document deletes

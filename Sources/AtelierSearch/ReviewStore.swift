@@ -68,17 +68,6 @@ public struct ReviewStore: Sendable {
         return try await Self.decode(rows)
     }
 
-    /// The owner's reviews of `document`, by number (for tests and tools).
-    public func reviews(of document: UUID, owner: String) async throws -> [Review] {
-        let rows = try await client.query("""
-            SELECT \(unescaped: Self.columns)
-            FROM reviews r JOIN documents d ON d.id = r.document_id
-            WHERE r.owner = \(owner) AND r.document_id = \(document)
-            ORDER BY r.review_number
-            """, logger: logger)
-        return try await Self.decode(rows)
-    }
-
     /// Marks the owner's review completed with what the user recalled. The first completion is
     /// kept: completing it again changes nothing (a client's retry is not an error). False when
     /// the owner has no such review in `collection`.

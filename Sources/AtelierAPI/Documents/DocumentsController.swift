@@ -196,9 +196,7 @@ struct DocumentsController: Sendable {
         }
         let items = try await searchService.nearest(query, owner: principal.owner, limit: topK, collection: collection, minSimilarity: minimum)
         let hits: [(IndexedItem, UUID)] = items.compactMap { item in
-            guard item.sourceKey.hasPrefix("document:"),
-                  let id = UUID(uuidString: String(item.sourceKey.dropFirst("document:".count))) else { return nil }
-            return (item, id)
+            Document.id(fromSourceKey: item.sourceKey).map { (item, $0) }
         }
         let found = Dictionary(uniqueKeysWithValues: try await documents.find(ids: hits.map(\.1), owner: principal.owner).map { ($0.id, $0) })
         var matches: [Match] = []

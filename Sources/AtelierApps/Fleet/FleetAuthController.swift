@@ -96,10 +96,9 @@ struct FleetAuthController: Sendable {
     /// The verified, unrevoked access token of `Authorization: Bearer …`.
     private func bearer(_ request: Request) async throws -> (UserAccounts, AccessClaims) {
         let accounts = try configured()
-        guard let header = request.headers[.authorization] else { throw FleetError.unauthorized() }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw FleetError.unauthorized() }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        guard let token = Authenticator.credential(xAppToken: nil, authorization: request.headers[.authorization]) else {
+            throw FleetError.unauthorized()
+        }
         do {
             return (accounts, try await accounts.verify(token))
         } catch is AccountError {

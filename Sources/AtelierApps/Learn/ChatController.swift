@@ -57,11 +57,9 @@ struct ChatController: Sendable {
         } catch let error as APIError where error.status == .serviceUnavailable {
             throw LearnError(status: .serviceUnavailable, message: "Chat is not available on this server (no embedding model)", retryAfter: 60)
         }
-        let ids = items.compactMap { item in
-            item.sourceKey.hasPrefix("document:") ? UUID(uuidString: String(item.sourceKey.dropFirst("document:".count))) : nil
-        }
-        let found = Dictionary(uniqueKeysWithValues: try await documents.find(ids: ids, owner: user.owner).map { ($0.id, $0) })
-        return zip(items, ids).compactMap { item, id in
+        let hits = items.compactMap { item in Document.id(fromSourceKey: item.sourceKey).map { (item, $0) } }
+        let found = Dictionary(uniqueKeysWithValues: try await documents.find(ids: hits.map(\.1), owner: user.owner).map { ($0.id, $0) })
+        return hits.compactMap { item, id in
             found[id].map { ChatSource(id: id, question: $0.question, answer: $0.answer, similarity: SearchService.rounded(item.similarity)) }
         }
     }

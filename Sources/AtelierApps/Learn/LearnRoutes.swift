@@ -33,12 +33,12 @@ struct LearnRoutes: Sendable {
     /// 429 past the rate limit (`ATELIER_RATE_LIMIT`, the same budget as the token's other routes).
     func user(_ request: Request) async throws -> LearnUser {
         let accounts = try configured()
-        guard let header = request.headers[.authorization] else { throw LearnError.unauthorized("Unauthorized") }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw LearnError.unauthorized("Unauthorized") }
+        guard let token = Authenticator.credential(xAppToken: nil, authorization: request.headers[.authorization]) else {
+            throw LearnError.unauthorized("Unauthorized")
+        }
         let claims: AccessClaims
         do {
-            claims = try await accounts.verify(parts[1].trimmingCharacters(in: .whitespaces))
+            claims = try await accounts.verify(token)
         } catch is AccountError {
             throw LearnError.unauthorized("Invalid or expired token")
         }
@@ -94,9 +94,7 @@ struct LearnRoutes: Sendable {
 
     /// `2024-01-01T00:00:00Z`: whole seconds, as the app's document shows.
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        date.formatted(.iso8601)
     }
 
     /// The route's answer, or its failure as `{"error": "message"}`: the app's own errors as they

@@ -44,7 +44,7 @@ public struct OpenAIVisionProvider: VisionProvider {
     public func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
         let body: Data
         do { body = try requestBody(photo) } catch { throw .providerFailed("the photo could not be prepared for the provider", detail: "\(error)") }
-        return try parse(try await complete(body))
+        return try parse(try await client.complete(body))
     }
 
     /// An advisor's prose from the model: a text-only request with the advisor, the measured
@@ -60,17 +60,12 @@ public struct OpenAIVisionProvider: VisionProvider {
         } catch {
             throw .providerFailed("the critique request could not be written", detail: "\(error)")
         }
-        let data = try await complete(body)
+        let data = try await client.complete(body)
         guard let answer = try? JSONDecoder().decode(Answer.self, from: data), let text = answer.choices?.first?.message?.content,
               let prose = AdvisorProse.parse(text, writtenBy: "\(name)/\(configuration.model)") else {
             throw .providerFailed("the model's critique was not the JSON asked for ({feedback: […], recommendations: […]})")
         }
         return prose
-    }
-
-    /// One chat completion through the shared protocol client.
-    private func complete(_ body: Data) async throws(VisionError) -> Data {
-        try await client.complete(body)
     }
 
     private func parse(_ data: Data) throws(VisionError) -> Caption {
