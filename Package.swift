@@ -6,9 +6,11 @@ import PackageDescription
 // The target graph (our targets only; each arrow is a declared dependency, and ./ops/check-imports
 // checks that every import is declared and every declared dependency imported):
 //
-//   atelier (the executable) → AtelierAccounts, AtelierApps, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
+//   atelier (the executable) → AtelierAccounts, AtelierApps, AtelierConsole, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
 //                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
+//   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierHashing
+//                       (the operator console, /admin)
 //   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
 //   AtelierAPI        → AtelierAccounts, AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
@@ -251,6 +253,24 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The operator console (/admin): HTML pages for admins, live over SSE, assets built in.
+        .target(
+            name: "AtelierConsole",
+            dependencies: [
+                "AtelierAPI",
+                "AtelierAccounts",
+                "AtelierJobs",
+                "AtelierQueue",
+                "AtelierStorage",
+                "AtelierHashing",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
         .executableTarget(
             name: "atelier",
@@ -261,6 +281,7 @@ let package = Package(
                 "AtelierWorker",
                 "AtelierAPI",
                 "AtelierApps",
+                "AtelierConsole",
                 "AtelierHandlers",
                 "AtelierSearch",
                 "AtelierStorage",
@@ -381,6 +402,7 @@ let package = Package(
             dependencies: [
                 "AtelierAPI",
                 "AtelierApps",
+                "AtelierConsole",
                 "AtelierHandlers",
                 "AtelierWorker",
                 "AtelierQueue",
@@ -434,6 +456,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // The operator console through a real server: sign-in, CSRF, actions and their audit, the
+        // job list, live updates, and a real browser (Selenium driving Debian's Chromium).
+        .testTarget(
+            name: "AtelierConsoleTests",
+            dependencies: [
+                "AtelierConsole",
+                "AtelierAPITestSupport",
+                "AtelierAccounts",
+                "AtelierQueue",
+                "AtelierTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            exclude: ["Browser"]
         ),
         .testTarget(
             name: "AtelierHandlersTests",

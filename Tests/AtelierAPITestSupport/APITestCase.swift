@@ -2,6 +2,7 @@ import AtelierEmbeddings
 import AsyncHTTPClient
 import AtelierAPI
 import AtelierApps
+import AtelierConsole
 import AtelierHandlers
 import AtelierVision
 import AtelierQueue
@@ -77,7 +78,7 @@ open class APITestCase: DatabaseTestCase {
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
                                kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload] + moreKinds.map(\.kind)),
-                               blobs: blobs, encoder: embeddingModel, logger: logger, apps: Apps.all)
+                               blobs: blobs, encoder: embeddingModel, logger: logger, apps: Apps.all + [ConsoleApp()])
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)

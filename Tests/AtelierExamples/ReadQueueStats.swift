@@ -10,7 +10,7 @@ import XCTest
 /// `workers()` lists the live worker processes (`atelier workers`).
 final class ReadQueueStats: DatabaseTestCase {
     func testStatsOfAPausedQueueThenOfItsDrain() async throws {
-        try await queue.pause(queue: "reports")
+        try await queue.pause(queue: "reports", actor: "example")
         _ = try await queue.enqueue([
             NewJob(kind: "noop", queue: "reports"),
             NewJob(kind: "noop", queue: "reports"),
@@ -24,7 +24,7 @@ final class ReadQueueStats: DatabaseTestCase {
         XCTAssertEqual([reports.ready, reports.scheduled, reports.running], [2, 1, 0])
 
         // Resume the queue and let a worker drain what is ready.
-        try await queue.resume(queue: "reports")
+        try await queue.resume(queue: "reports", actor: "example")
         var configuration = WorkerConfiguration.example
         configuration.queues = ["reports"]
         let worker = try Worker(queue: queue, handlers: HandlerRegistry(DiagnosticHandlers.all(environment: [:])),

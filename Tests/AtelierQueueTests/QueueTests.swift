@@ -205,11 +205,14 @@ final class QueueTests: DatabaseTestCase {
 
     func testPauseStopsClaimsAndResumeRestartsThem() async throws {
         let id = try await queue.enqueue(NewJob(kind: "k", queue: "images")).id
-        try await queue.pause(queue: "images")
+        try await queue.pause(queue: "images", actor: "tester")
         try await XCTAssertEqualAsync(try await claim(queues: ["images"]), [])
         try await XCTAssertEqualAsync(try await queue.queues(), [QueueInfo(name: "images", paused: true)])
-        try await queue.resume(queue: "images")
+        try await queue.resume(queue: "images", actor: "tester")
         try await XCTAssertEqualAsync(try await claim(queues: ["images"]).map(\.id), [id])
+        let log = try await queue.auditLog(target: "queue:images")
+        XCTAssertEqual(log.map(\.action), ["resume", "pause"], "each change is audited, newest first")
+        XCTAssertEqual(Set(log.map(\.actor)), ["tester"])
     }
 
     func testOperatorRetryOfFailedJobs() async throws {

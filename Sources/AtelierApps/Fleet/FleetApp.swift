@@ -5,9 +5,6 @@ import Hummingbird
 /// email and password, the current user, token renewal, logout — in its own error shape.
 struct FleetApp: APIApp {
     func register(on router: Router<APIRequestContext>, server: APIServer) throws {
-        let configuration = server.configuration
-        FleetAuthController(accounts: server.accounts,
-                            limits: LoginLimits(perAddress: configuration.loginRateLimitPerAddress,
-                                                perEmail: configuration.loginRateLimitPerEmail)).register(on: router)
+        FleetAuthController(accounts: server.accounts, limits: server.loginLimits).register(on: router)
     }
 }

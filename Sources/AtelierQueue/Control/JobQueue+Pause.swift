@@ -14,20 +14,26 @@ public struct QueueInfo: Sendable, Equatable {
 
 extension JobQueue {
     /// Stops workers from claiming jobs of `queue`. Running jobs finish; enqueueing still works.
-    public func pause(queue name: String) async throws {
+    /// `actor` (who asked) goes into the audit log in the same statement.
+    public func pause(queue name: String, actor: String) async throws {
         try await execute("""
-            INSERT INTO queues (name, paused) VALUES (\(name), true)
-            ON CONFLICT (name) DO UPDATE SET paused = true, updated_at = now()
+            WITH q AS (
+                INSERT INTO queues (name, paused) VALUES (\(name), true)
+                ON CONFLICT (name) DO UPDATE SET paused = true, updated_at = now()
+                RETURNING name
+            ) INSERT INTO audit_log (actor, action, target) SELECT \(actor), 'pause', 'queue:' || name FROM q
             """)
     }
 
-    /// Lets workers claim jobs of `queue` again, and wakes them.
-    public func resume(queue name: String) async throws {
+    /// Lets workers claim jobs of `queue` again, and wakes them; audited like ``pause(queue:actor:)``.
+    public func resume(queue name: String, actor: String) async throws {
         try await execute("""
             WITH q AS (
                 INSERT INTO queues (name, paused) VALUES (\(name), false)
                 ON CONFLICT (name) DO UPDATE SET paused = false, updated_at = now()
                 RETURNING name
+            ), audited AS (
+                INSERT INTO audit_log (actor, action, target) SELECT \(actor), 'resume', 'queue:' || name FROM q
             ) SELECT pg_notify('atelier_jobs', name) FROM q
             """)
     }

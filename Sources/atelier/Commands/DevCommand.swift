@@ -69,7 +69,7 @@ struct DevCommand: AsyncParsableCommand {
 
             let apiQueue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
             let server = try APIServer(configuration: configuration, queue: apiQueue, kinds: try BuiltInKinds.catalog(settings: settings),
-                                       blobs: blobs, encoder: try settings.embeddingModel(), logger: logger, apps: Apps.all)
+                                       blobs: blobs, encoder: try settings.embeddingModel(), logger: logger, apps: ServedApps.all)
             server.announce()
             let base = configuration.baseURL
             // The token goes to a terminal only: a log file (./ops/run --detach) may be read by others.

@@ -64,7 +64,7 @@ struct QueueCommand: AsyncParsableCommand {
         func run() async throws {
             let name = queue
             try await withQueue(database) { queue in
-                try await queue.pause(queue: name)
+                try await queue.pause(queue: name, actor: OperatorIdentity.cli)
                 say("paused queue \(name)")
             }
         }
@@ -78,7 +78,7 @@ struct QueueCommand: AsyncParsableCommand {
         func run() async throws {
             let name = queue
             try await withQueue(database) { queue in
-                try await queue.resume(queue: name)
+                try await queue.resume(queue: name, actor: OperatorIdentity.cli)
                 say("resumed queue \(name)")
             }
         }

@@ -39,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
             let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
             let server = try APIServer(configuration: configuration, queue: queue, kinds: try BuiltInKinds.catalog(settings: settings),
                                        blobs: try settings.blobStore(), encoder: try settings.embeddingModel(), logger: logger,
-                                       apps: Apps.all)
+                                       apps: ServedApps.all)
             try await APIRunner.requireSchema(url: url, logger: logger)
             server.announce()
             let app = try server.makeApplication()

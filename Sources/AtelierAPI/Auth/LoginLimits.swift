@@ -1,19 +1,18 @@
-import AtelierAPI
-
 /// How often one may try to sign in: per client address (someone trying many accounts) and per
 /// email (many addresses trying one account); `ATELIER_LOGIN_RATE_LIMIT` (30 a minute) and
-/// `ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL` (10). A refusal says when to retry.
-struct LoginLimits: Sendable {
+/// `ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL` (10). A refusal says when to retry. One budget per API
+/// process, shared by every sign-in route (the fleet app's and the console's).
+package struct LoginLimits: Sendable {
     let perAddress: RateLimiter?
     let perEmail: RateLimiter?
 
-    init(perAddress: Int, perEmail: Int) {
+    package init(perAddress: Int, perEmail: Int) {
         self.perAddress = perAddress > 0 ? RateLimiter(perMinute: perAddress) : nil
         self.perEmail = perEmail > 0 ? RateLimiter(perMinute: perEmail) : nil
     }
 
     /// nil when this attempt may go ahead; otherwise the seconds to wait.
-    func retryAfter(address: String, email: String) -> Int? {
+    package func retryAfter(address: String, email: String) -> Int? {
         if let perAddress {
             let decision = perAddress.take("login-ip:" + address)
             guard decision.allowed else { return decision.retryAfter }

@@ -1,0 +1,118 @@
+"""The operator console in a real browser: Selenium drives Debian's Chromium (headless) through
+chromedriver against a real Atelier server (started by ConsoleBrowserTests.swift).
+
+  python console_flow.py URL ADMIN_EMAIL NON_ADMIN_EMAIL PASSWORD APP_TOKEN
+
+A non-admin is refused; an admin signs in, watches the job list, sees a job enqueued through the
+API appear live, opens it, cancels it through the confirmation and sees it cancelled; a form
+whose CSRF token was tampered with changes nothing. Prints one line per step; exits non-zero
+(with the step and the page's text) on the first failure.
+"""
+import json
+import os
+import sys
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+URL, ADMIN, NON_ADMIN, PASSWORD, APP_TOKEN = sys.argv[1:6]
+# Upper bounds only: each wait ends as soon as its condition holds.
+PATIENCE = 60
+
+
+def browser():
+    options = Options()
+    options.binary_location = os.environ.get("ATELIER_TEST_CHROMIUM", "/usr/bin/chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,900", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    service = Service(os.environ.get("ATELIER_TEST_CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(service=service, options=options)
+
+
+def api(method, path, body=None):
+    request = urllib.request.Request(URL + path, method=method, headers={"X-App-Token": APP_TOKEN, "Content-Type": "application/json"},
+                                     data=json.dumps(body).encode() if body is not None else None)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def heading(driver):
+    return driver.find_element(By.TAG_NAME, "h1").text
+
+
+def sign_in(driver, email):
+    driver.get(URL + "/admin/login")
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys(PASSWORD)
+    driver.find_element(By.ID, "signin").click()
+    WebDriverWait(driver, PATIENCE).until(lambda d: d.find_element(By.TAG_NAME, "h1").text != "Sign in")
+
+
+def step(text):
+    print("ok -", text, flush=True)
+
+
+def main():
+    driver = browser()
+    try:
+        run(driver)
+    except Exception as error:  # the page as the browser saw it, to tell why
+        print("FAILED:", repr(error), file=sys.stderr)
+        try:
+            print("at", driver.current_url, file=sys.stderr)
+            print(driver.find_element(By.TAG_NAME, "body").text[:3000], file=sys.stderr)
+        except Exception:
+            pass
+        sys.exit(1)
+    finally:
+        driver.quit()
+
+
+def run(driver):
+    wait = WebDriverWait(driver, PATIENCE)
+
+    sign_in(driver, NON_ADMIN)
+    assert heading(driver) == "Not an operator", heading(driver)
+    driver.get(URL + "/admin")
+    assert "/admin/login" in driver.current_url, "a refused user has no session: " + driver.current_url
+    step("a user without the admin role is refused")
+
+    sign_in(driver, ADMIN)
+    assert heading(driver) == "Overview", heading(driver)
+    step("an admin signs in and sees the overview")
+
+    driver.get(URL + "/admin/jobs")
+    wait.until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
+    job = api("POST", "/v1/jobs", {"kind": "noop"})["id"]
+    row = wait.until(EC.presence_of_element_located((By.ID, "job-" + job)))
+    assert "queued" in row.text, row.text
+    step("a job enqueued through the API appears in the open job list, live")
+
+    row.find_element(By.TAG_NAME, "a").click()
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("noop job"))
+    driver.find_element(By.CSS_SELECTOR, "a.button.cancel").click()
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("Cancel job"))
+    driver.find_element(By.ID, "confirm-cancel").click()
+    wait.until(lambda d: "done=cancel" in d.current_url)
+    badge = driver.find_element(By.CSS_SELECTOR, ".facts .badge")
+    assert badge.text == "cancelled", badge.text
+    assert api("GET", "/v1/jobs/" + job)["state"] == "cancelled"
+    step("the job is opened, cancelled after the confirmation, and shown cancelled")
+
+    other = api("POST", "/v1/jobs", {"kind": "noop"})["id"]
+    driver.get(URL + "/admin/jobs/" + other + "/cancel")
+    driver.execute_script("document.querySelector(\"form.confirm input[name='csrf']\").value = 'forged-token'")
+    driver.find_element(By.ID, "confirm-cancel").click()
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "The form has expired")
+    assert api("GET", "/v1/jobs/" + other)["state"] == "queued"
+    step("a form with a forged CSRF token is refused and changes nothing")
+
+
+if __name__ == "__main__":
+    main()

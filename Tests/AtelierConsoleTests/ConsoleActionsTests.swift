@@ -1,0 +1,115 @@
+import AtelierQueue
+import AtelierTestSupport
+import Foundation
+import XCTest
+
+/// What an operator does from the console — cancel, retry, purge a job; pause and resume a
+/// queue — happens only with the session's CSRF token, after a confirmation page for jobs, and
+/// lands in the audit log with the operator's email. A forged or missing token changes nothing.
+final class ConsoleActionsTests: ConsoleTestCase {
+    override var runsWorker: Bool { false }
+
+    func testCancelRetryAndPurgeAJob() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        let id = try await createJob(kind: "noop")
+
+        let detail = try await get("/admin/jobs/\(id)", cookie: cookie)
+        XCTAssertEqual(detail.status, 200)
+        XCTAssertTrue(detail.text.contains("href=\"/admin/jobs/\(id)/cancel\""), "a queued job can be cancelled")
+        XCTAssertFalse(detail.text.contains("/admin/jobs/\(id)/purge"), "not purged while queued")
+
+        let confirm = try await get("/admin/jobs/\(id)/cancel", cookie: cookie)
+        XCTAssertEqual(confirm.status, 200)
+        try await XCTAssertEqualAsync(try await db.queue.job(id: try JobID.parse(id)).state, .queued, "asking is not doing")
+        let csrf = try XCTUnwrap(confirm.csrf)
+
+        let forged = try await post("/admin/jobs/\(id)/cancel", cookie: cookie, form: [("csrf", String(csrf.reversed()))])
+        XCTAssertEqual(forged.status, 403)
+        XCTAssertTrue(forged.text.contains("Nothing was changed"))
+        let missing = try await post("/admin/jobs/\(id)/cancel", cookie: cookie, form: [])
+        XCTAssertEqual(missing.status, 403)
+        try await XCTAssertEqualAsync(try await db.queue.job(id: try JobID.parse(id)).state, .queued)
+
+        let done = try await post("/admin/jobs/\(id)/cancel", cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(done.status, 303)
+        XCTAssertEqual(done.location, "/admin/jobs/\(id)?done=cancel")
+        try await XCTAssertEqualAsync(try await db.queue.job(id: try JobID.parse(id)).state, .cancelled)
+
+        let again = try await post("/admin/jobs/\(id)/cancel", cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(again.status, 409, "a finished job cannot be cancelled")
+
+        let retried = try await post("/admin/jobs/\(id)/retry", cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(retried.status, 303)
+        try await XCTAssertEqualAsync(try await db.queue.job(id: try JobID.parse(id)).state, .queued)
+        let notPurged = try await post("/admin/jobs/\(id)/purge", cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(notPurged.status, 409, "queued: not purged")
+        _ = try await db.queue.cancel(id: try JobID.parse(id))
+        let purged = try await post("/admin/jobs/\(id)/purge", cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(purged.status, 303)
+        let gone = try await get("/admin/jobs/\(id)", cookie: cookie)
+        XCTAssertEqual(gone.status, 404)
+
+        let log = try await db.queue.auditLog(target: "job:\(id)")
+        XCTAssertEqual(log.map(\.action), ["purge", "retry", "cancel"])
+        XCTAssertTrue(log.allSatisfy { $0.actor.hasSuffix(" ops@example.com") && $0.actor.hasPrefix("user:") }, "\(log)")
+    }
+
+    func testAnotherSessionsTokenIsForged() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        try await makeUser(email: "other@example.com", role: "admin")
+        let mine = try await signIn(email: "ops@example.com")
+        let theirs = try await signIn(email: "other@example.com")
+        let theirPage = try await get("/admin/queues", cookie: theirs)
+        let theirToken = try XCTUnwrap(theirPage.csrf)
+        let page = try await post("/admin/queues/default/pause", cookie: mine, form: [("csrf", theirToken)])
+        XCTAssertEqual(page.status, 403)
+        try await XCTAssertEqualAsync(try await db.queue.queues().filter(\.paused), [])
+    }
+
+    func testPauseAndResumeAQueueAreAudited() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        _ = try await createJob(kind: "noop")
+        let queues = try await get("/admin/queues", cookie: cookie)
+        XCTAssertTrue(queues.text.contains("aria-label=\"Pause queue default\""), queues.text)
+        let csrf = try XCTUnwrap(queues.csrf)
+        let paused = try await post("/admin/queues/default/pause", cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(paused.location, "/admin/queues")
+        try await XCTAssertEqualAsync(try await db.queue.queues(), [QueueInfo(name: "default", paused: true)])
+        try await db.queue.resume(queue: "default", actor: "cli:tester@host")
+        let after = try await get("/admin/queues", cookie: cookie)
+        XCTAssertTrue(after.text.contains("cli:tester@host"), "the CLI's changes are in the same log")
+        XCTAssertTrue(after.text.contains("ops@example.com"))
+        let log = try await db.queue.auditLog(target: "queue:default")
+        XCTAssertEqual(log.map(\.action), ["resume", "pause"])
+    }
+
+    func testTheJobListFiltersSearchesAndPages() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        var ids: [String] = []
+        for n in 0..<55 { ids.append(try await createJob(kind: n % 5 == 0 ? "fail" : "noop", headers: [("X-Request-ID", "req-\(n)")])) }
+        let first = try await get("/admin/jobs", cookie: cookie)
+        XCTAssertEqual(first.text.components(separatedBy: "<tr id=\"job-").count - 1, 50)
+        XCTAssertTrue(first.text.contains("job-\(ids[54])"), "newest first")
+        let older = try XCTUnwrap(first.text.range(of: "href=\"/admin/jobs?before=").map { first.text[$0.lowerBound...].dropFirst(6).prefix { $0 != "\"" } })
+        let second = try await get(String(older).replacingOccurrences(of: "&amp;", with: "&"), cookie: cookie)
+        XCTAssertEqual(second.text.components(separatedBy: "<tr id=\"job-").count - 1, 5)
+        XCTAssertTrue(second.text.contains("job-\(ids[0])"))
+        XCTAssertFalse(second.text.contains("job-\(ids[54])"))
+
+        let failing = try await get("/admin/jobs?kind=fail", cookie: cookie)
+        XCTAssertEqual(failing.text.components(separatedBy: "<tr id=\"job-").count - 1, 11)
+        let byRequest = try await get("/admin/jobs?q=req-7", cookie: cookie)
+        XCTAssertEqual(byRequest.text.components(separatedBy: "<tr id=\"job-").count - 1, 1)
+        XCTAssertTrue(byRequest.text.contains("job-\(ids[7])"))
+        let byID = try await get("/admin/jobs?q=\(ids[3])", cookie: cookie)
+        XCTAssertTrue(byID.text.contains("job-\(ids[3])"))
+        let future = try await get("/admin/jobs?since=2999-01-01T00:00", cookie: cookie)
+        XCTAssertTrue(future.text.contains("No job matches."))
+        let hostile = try await get("/admin/jobs?owner=%3Cscript%3Ealert(1)%3C/script%3E", cookie: cookie)
+        XCTAssertEqual(hostile.status, 200)
+        XCTAssertFalse(hostile.text.contains("<script>alert"), "what the operator typed comes back escaped")
+    }
+}

@@ -1,0 +1,52 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import XCTest
+
+/// `/admin/live` sends a page what changed, from the job-event notifications: a job enqueued
+/// after the page opened arrives as a `jobs` frame holding its list row, and the overview comes
+/// as an `overview` frame — both in batches, never one frame per event.
+final class ConsoleLiveTests: ConsoleTestCase {
+    override var runsWorker: Bool { false }
+
+    func testAJobEnqueuedAfterThePageOpenedArrivesLive() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        var request = HTTPClientRequest(url: baseURL + "/admin/live")
+        request.headers.add(name: "Cookie", value: cookie)
+        let response = try await browser.execute(request, timeout: .seconds(60))
+        XCTAssertEqual(response.status.code, 200)
+        XCTAssertEqual(response.headers.first(name: "Content-Type"), "text/event-stream; charset=utf-8")
+
+        var text = ""
+        var chunks = response.body.makeAsyncIterator()
+        // The first frame is the overview the new page asked for (and `retry`); then the job.
+        while !text.contains("event: overview") {
+            let chunk = try await chunks.next()
+            text += String(buffer: try XCTUnwrap(chunk, "the stream ended before the overview came"))
+        }
+        let ids = [try await createJob(kind: "noop"), try await createJob(kind: "noop")]
+        while !ids.allSatisfy({ text.contains("\"id\":\"\($0)\"") }) {
+            let chunk = try await chunks.next()
+            text += String(buffer: try XCTUnwrap(chunk, "the stream ended before the jobs came"))
+        }
+        let frames = Self.parseEventStream(text).events
+        let jobs = frames.filter { $0.name == "jobs" }
+        XCTAssertFalse(jobs.isEmpty)
+        struct Row: Decodable { var id: String; var state: String; var html: String }
+        let rows = try jobs.flatMap { try $0.decode([Row].self) }
+        let row = try XCTUnwrap(rows.first { $0.id == ids[0] })
+        XCTAssertEqual(row.state, "queued")
+        XCTAssertTrue(row.html.hasPrefix("<tr id=\"job-\(ids[0])\""))
+        XCTAssertLessThan(jobs.count, 2 * 3, "two jobs' events come in batches, not a frame per event")
+    }
+
+    func testTheLiveStreamNeedsAnAdminSession() async throws {
+        try await makeUser(email: "driver@example.com", role: "driver")
+        let users = try XCTUnwrap(server.accounts)
+        let found = try await users.users.find(email: "driver@example.com")
+        let token = try await users.access.issue(for: try XCTUnwrap(found)).token
+        let page = try await get("/admin/live", cookie: "atelier_console=\(token)")
+        XCTAssertEqual(page.status, 403)
+    }
+}
