@@ -463,6 +463,7 @@ let package = Package(
             name: "AtelierConsoleTests",
             dependencies: [
                 "AtelierConsole",
+                "AtelierDatabase",
                 "AtelierAPITestSupport",
                 "AtelierAccounts",
                 "AtelierQueue",

@@ -33,10 +33,10 @@ h2 { font-size: 1.15rem; margin: 1.6rem 0 .5rem; }
 .chart { margin: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .6rem; }
 .chart figcaption { font-weight: 600; margin-bottom: .3rem; }
 .chart svg { width: 100%; height: 120px; display: block; background: var(--bg); }
-.bar { fill: #2da44e; } .bar.failed { fill: #cf222e; }
+.bar.good { fill: #2da44e; } .bar.bad { fill: #cf222e; }
 .legend { margin: .3rem 0 0; font-size: .85rem; color: var(--muted); }
-.key { display: inline-block; width: .8em; height: .8em; background: #2da44e; margin: 0 .25em 0 .5em; vertical-align: -1px; }
-.key.failed { background: #cf222e; }
+.key { display: inline-block; width: .8em; height: .8em; margin: 0 .25em 0 .5em; vertical-align: -1px; }
+.key.good { background: #2da44e; } .key.bad { background: #cf222e; }
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
 table { border-collapse: collapse; width: 100%; font-size: .93rem; }
 caption { text-align: left; color: var(--muted); padding: .3rem 0; }
@@ -71,10 +71,10 @@ input, select { font: inherit; color: var(--fg); padding: .35rem .5rem; border: 
 .pager { display: flex; gap: 1rem; margin: .8rem 0; }
 .timeline { padding-left: 1.2rem; } .timeline li { margin: .2rem 0; overflow-wrap: anywhere; }
 img.preview { max-width: 100%; max-height: 420px; border: 1px solid var(--line); border-radius: 6px; }
-progress { vertical-align: middle; }
+progress { vertical-align: middle; width: 7rem; max-width: 60%; }
 tr.fresh { animation: fresh 2s ease-out; }
 @keyframes fresh { from { background: var(--warn-bg); } to { background: transparent; } }
 @media (prefers-reduced-motion: reduce) { tr.fresh { animation: none; } }
-@media (max-width: 600px) { main { padding: .6rem; } .tile dd { font-size: 1.2rem; } th, td { padding: .35rem .4rem; } }
+@media (max-width: 600px) { main { padding: .6rem; } header { padding: .5rem .6rem; gap: .4rem .8rem; } nav ul { gap: .2rem .8rem; } .tile dd { font-size: 1.2rem; } th, td { padding: .35rem .4rem; } }
 """#
 }

@@ -9,7 +9,7 @@ enum AuditTable {
             var target = h(entry.target)
             if entry.target.hasPrefix("job:") {
                 let id = String(entry.target.dropFirst(4))
-                target = "<a href=\"/admin/jobs/\(h(id))\" class=\"mono\">job \(h(String(id.prefix(8))))</a>"
+                target = "<a href=\"/admin/jobs/\(h(id))\" class=\"mono\">job \(h(String(id.suffix(8))))</a>"
             }
             html += "<tr><td>\(Format.timeTag(entry.at))</td><td>\(h(entry.actor))</td><td>\(h(entry.action))</td><td>\(target)</td></tr>"
         }

@@ -37,7 +37,7 @@ enum OverviewView {
         html += Chart.bars(title: "Failure rate per minute, last hour", values: overview.stats.throughput.map {
             let finished = $0.succeeded + $0.failed
             return finished == 0 ? 0 : Double($0.failed) / Double(finished)
-        }, secondary: nil, legend: ("failed / finished", nil), format: Format.percent, fixedMax: 1)
+        }, secondary: nil, legend: ("failed / finished", nil), format: Format.percent, fixedMax: 1, primary: "bad")
         html += "</div>"
         html += depthTable(overview)
         html += queuesTable(overview)

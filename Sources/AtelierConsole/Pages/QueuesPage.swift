@@ -22,17 +22,17 @@ struct QueuesPage: Sendable {
             body += "<p>No queue yet: queues appear with their first job.</p>"
         } else {
             body += "<div class=\"scroll\"><table id=\"queues-table\"><thead><tr><th scope=\"col\">Queue</th><th scope=\"col\">State</th>"
-                + "<th scope=\"col\" class=\"num\">Ready</th><th scope=\"col\" class=\"num\">Scheduled</th><th scope=\"col\" class=\"num\">Running</th>"
-                + "<th scope=\"col\">Action</th></tr></thead><tbody>"
+                + "<th scope=\"col\">Action</th><th scope=\"col\" class=\"num\">Ready</th><th scope=\"col\" class=\"num\">Scheduled</th>"
+                + "<th scope=\"col\" class=\"num\">Running</th></tr></thead><tbody>"
             for info in list {
                 let depth = depths[info.name]
                 let action = info.paused ? "resume" : "pause"
                 let path = "/admin/queues/\(Self.pathComponent(info.name))/\(action)"
                 body += "<tr><th scope=\"row\">\(h(info.name))</th>"
                     + "<td>\(info.paused ? "<span class=\"badge paused\">paused</span>" : "<span class=\"badge live\">active</span>")</td>"
-                    + "<td class=\"num\">\(depth?.ready ?? 0)</td><td class=\"num\">\(depth?.scheduled ?? 0)</td><td class=\"num\">\(depth?.running ?? 0)</td>"
                     + "<td><form method=\"post\" action=\"\(h(path))\"><input type=\"hidden\" name=\"csrf\" value=\"\(h(csrf))\">"
-                    + "<button type=\"submit\" aria-label=\"\(info.paused ? "Resume" : "Pause") queue \(h(info.name))\">\(info.paused ? "Resume" : "Pause")</button></form></td></tr>"
+                    + "<button type=\"submit\" aria-label=\"\(info.paused ? "Resume" : "Pause") queue \(h(info.name))\">\(info.paused ? "Resume" : "Pause")</button></form></td>"
+                    + "<td class=\"num\">\(depth?.ready ?? 0)</td><td class=\"num\">\(depth?.scheduled ?? 0)</td><td class=\"num\">\(depth?.running ?? 0)</td></tr>"
             }
             body += "</tbody></table></div>"
         }

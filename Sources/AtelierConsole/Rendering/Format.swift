@@ -35,8 +35,9 @@ enum Format {
         value == 0 ? "0 %" : value < 0.001 ? "<0.1 %" : String(format: "%.1f %%", value * 100)
     }
 
-    /// A job id as the lists show it: the first 8 characters (the full id is the link's target).
+    /// A job id as the lists show it: its last 8 characters — job ids are UUIDv7, whose first
+    /// ones are the time and alike for jobs made together (the full id is the link's target).
     static func shortID(_ id: UUID) -> String {
-        String(id.uuidString.lowercased().prefix(8))
+        String(id.uuidString.lowercased().suffix(8))
     }
 }

@@ -82,6 +82,7 @@ struct DevCommand: AsyncParsableCommand {
                       token:  \(shown)
                       try:    curl -H "X-App-Token: $(cat \(tokenFile))" \(base)/v1/jobs
                       docs:   \(base)/openapi.yaml · README.md "HTTP API"
+                      console: \(base)/admin (a user with the admin role: atelier users create --role admin)
 
                     """.utf8))
             }
