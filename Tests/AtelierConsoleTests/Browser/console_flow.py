@@ -11,18 +11,26 @@ whose CSRF token was tampered with changes nothing. Prints one line per step; ex
 import json
 import os
 import sys
+import traceback
 import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 URL, ADMIN, NON_ADMIN, PASSWORD, APP_TOKEN = sys.argv[1:6]
-# Upper bounds only: each wait ends as soon as its condition holds.
+# Upper bounds only: each wait ends as soon as its condition holds. While the browser goes from
+# one page to the next (or the live script replaces a row), an element may vanish under the
+# condition — not there yet, stale, its frame detached: look again.
 PATIENCE = 60
+SETTLING = (WebDriverException,)
+
+
+def waiting(driver):
+    return WebDriverWait(driver, PATIENCE, ignored_exceptions=SETTLING)
 
 
 def browser():
@@ -51,7 +59,19 @@ def sign_in(driver, email):
     driver.find_element(By.ID, "email").send_keys(email)
     driver.find_element(By.ID, "password").send_keys(PASSWORD)
     driver.find_element(By.ID, "signin").click()
-    WebDriverWait(driver, PATIENCE).until(lambda d: d.find_element(By.TAG_NAME, "h1").text != "Sign in")
+    waiting(driver).until(lambda d: "/admin/login" not in d.current_url or d.find_elements(By.CSS_SELECTOR, "p.error"))
+
+
+def click(driver, selector):
+    """Clicks the element once it is there; if the page replaced it before the click, finds it again.
+    Any other error is the test's failure (a click that happened is never repeated)."""
+    def attempt(d):
+        try:
+            d.find_element(By.CSS_SELECTOR, selector).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    WebDriverWait(driver, PATIENCE, ignored_exceptions=(NoSuchElementException,)).until(attempt)
 
 
 def step(text):
@@ -63,7 +83,8 @@ def main():
     try:
         run(driver)
     except Exception as error:  # the page as the browser saw it, to tell why
-        print("FAILED:", repr(error), file=sys.stderr)
+        print("FAILED:", repr(error), getattr(error, "msg", ""), file=sys.stderr)
+        traceback.print_exc()
         try:
             print("at", driver.current_url, file=sys.stderr)
             print(driver.find_element(By.TAG_NAME, "body").text[:3000], file=sys.stderr)
@@ -75,7 +96,7 @@ def main():
 
 
 def run(driver):
-    wait = WebDriverWait(driver, PATIENCE)
+    wait = waiting(driver)
 
     sign_in(driver, NON_ADMIN)
     assert heading(driver) == "Not an operator", heading(driver)
@@ -90,25 +111,22 @@ def run(driver):
     driver.get(URL + "/admin/jobs")
     wait.until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
     job = api("POST", "/v1/jobs", {"kind": "noop"})["id"]
-    row = wait.until(EC.presence_of_element_located((By.ID, "job-" + job)))
-    assert "queued" in row.text, row.text
+    wait.until(lambda d: "queued" in d.find_element(By.ID, "job-" + job).text)
     step("a job enqueued through the API appears in the open job list, live")
 
-    row.find_element(By.TAG_NAME, "a").click()
+    click(driver, "#job-" + job + " a")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("noop job"))
-    driver.find_element(By.CSS_SELECTOR, "a.button.cancel").click()
+    click(driver, "a.button.cancel")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("Cancel job"))
-    driver.find_element(By.ID, "confirm-cancel").click()
-    wait.until(lambda d: "done=cancel" in d.current_url)
-    badge = driver.find_element(By.CSS_SELECTOR, ".facts .badge")
-    assert badge.text == "cancelled", badge.text
+    click(driver, "#confirm-cancel")
+    wait.until(lambda d: "done=cancel" in d.current_url and d.find_element(By.CSS_SELECTOR, ".facts .badge").text == "cancelled")
     assert api("GET", "/v1/jobs/" + job)["state"] == "cancelled"
     step("the job is opened, cancelled after the confirmation, and shown cancelled")
 
     other = api("POST", "/v1/jobs", {"kind": "noop"})["id"]
     driver.get(URL + "/admin/jobs/" + other + "/cancel")
     driver.execute_script("document.querySelector(\"form.confirm input[name='csrf']\").value = 'forged-token'")
-    driver.find_element(By.ID, "confirm-cancel").click()
+    click(driver, "#confirm-cancel")
     wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "The form has expired")
     assert api("GET", "/v1/jobs/" + other)["state"] == "queued"
     step("a form with a forged CSRF token is refused and changes nothing")
