@@ -56,7 +56,9 @@ def main():
         pages = {"overview": "/admin", "jobs": "/admin/jobs", "workers": "/admin/workers", "queues": "/admin/queues"}
         for page, path in pages.items():
             driver.get(URL + path)
-            wait.until(lambda d: d.find_element(By.ID, "live-status") is not None)
+            # Live pages: once their stream is open (the status line says so).
+            if driver.find_elements(By.ID, "live-status"):
+                wait.until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
             for name, (w, h) in SIZES.items():
                 full_page(driver, f"{OUT}/{page}-{name}.png", w, h)
         if failed:

@@ -70,7 +70,7 @@ public final class APIServer: Sendable {
         self.blobs = try blobs ?? LocalBlobStore(root: configuration.blobDirectory)
         self.signer = try URLSigner(secret: configuration.signingSecret, lifetime: configuration.resultURLLifetime)
         self.links = DownloadLinks(signer: signer, blobs: self.blobs)
-        let notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens, Notifier.Channel.jobsCreated],
+        let notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
                                 logger: logger)
         self.notifier = notifier
         self.metrics = APIMetrics()

@@ -7,8 +7,10 @@ import ServiceLifecycle
 import Synchronization
 
 /// The console's live updates (`GET /admin/live`, Server-Sent Events), from the API process's one
-/// LISTEN connection — the job-event notifications that already drive the job streams, and the
-/// new-job ones — not from polling. Changes are gathered and sent in batches, at most one `jobs` frame every
+/// LISTEN connection — the job-event notifications that already drive the job streams — and, for
+/// jobs that have no event yet, one look at the newest jobs per batch (a probe of the primary key, made only
+/// while a console page is open: the enqueue path pays nothing for the console). Changes are
+/// gathered and sent in batches, at most one `jobs` frame every
 /// ``Timing/batch`` (the newest ``Timing/rowsPerBatch`` changed jobs, as list rows) and one
 /// `overview` frame every ``Timing/overview`` (the overview's content, re-read once for every open
 /// page), so a page keeps up at any job rate: the cost is per batch, not per job. Each frame is
@@ -46,13 +48,13 @@ final class ConsoleFeed: Sendable {
             guard let self else { return }
             if notification == .reconnected {
                 self.state.withLock { $0.overviewDirty = true }
-            } else if notification.channel == Notifier.Channel.jobEvents || notification.channel == Notifier.Channel.jobsCreated {
+            } else if notification.channel == Notifier.Channel.jobEvents {
                 self.noteChanges(Self.jobIDs(in: notification.payload))
             }
         }
     }
 
-    /// `job_id:event_id,…` (the job-events channel's payload) or `job_id,…` (new jobs') → the job ids.
+    /// `job_id:event_id,…` (the job-events channel's payload) → the job ids.
     static func jobIDs(in payload: String) -> [UUID] {
         payload.split(separator: ",").compactMap { entry in
             entry.split(separator: ":", maxSplits: 1).first.flatMap { UUID(uuidString: String($0)) }
@@ -118,6 +120,8 @@ final class ConsoleFeed: Sendable {
         let clock = ContinuousClock()
         var lastOverview = clock.now - timing.overview
         var lastFrame = clock.now
+        // The newest job when the loop started: jobs created after it are new.
+        var newest: UUID? = try? await queue.browse(JobBrowseQuery.newest(limit: 1)).jobs.first?.id
         while true {
             try? await Task.sleep(for: timing.batch)
             let (ids, overviewDue, stop): ([UUID], Bool, Bool) = state.withLock { state in
@@ -137,10 +141,20 @@ final class ConsoleFeed: Sendable {
             if stop { return }
             var frame = ByteBuffer()
             do {
-                if !ids.isEmpty {
-                    let jobs = try await queue.jobs(ids: ids)
-                    frame.writeString(try Self.jobsFrame(jobs))
+                var query = JobBrowseQuery.newest(limit: timing.rowsPerBatch)
+                query.after = newest ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+                let created = try await queue.browse(query).jobs
+                if let first = created.first { newest = first.id }
+                var jobs = created
+                let known = Set(created.map(\.id))
+                let others = ids.filter { !known.contains($0) }
+                if !others.isEmpty { jobs += try await queue.jobs(ids: others) }
+                if !jobs.isEmpty {
+                    frame.writeString(try Self.jobsFrame(Array(jobs.prefix(timing.rowsPerBatch))))
                 }
+                // New jobs change the overview too; when it was sent too recently, it goes next time.
+                let overviewDue = overviewDue || (!created.isEmpty && clock.now - lastOverview >= timing.overview)
+                if !created.isEmpty, !overviewDue { state.withLock { $0.overviewDirty = true } }
                 if overviewDue {
                     lastOverview = clock.now
                     frame.writeString(try Self.overviewFrame(try await Overview.load(queue)))

@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 
 /// `GET /admin/jobs`: jobs newest first, filtered by kind, state, owner and creation time, or
-/// found by job id or request id; 50 a page, older pages by cursor. The first page is live.
+/// found by job id or request id; 50 a page, older pages by cursor (the last job id). The first page is live.
 struct JobsPage: Sendable {
     let queue: JobQueue
     let sessions: ConsoleSessions
@@ -39,8 +39,7 @@ struct JobsPage: Sendable {
             body += "<a href=\"/admin/jobs\(h(HTML.query(filterItems(text))))\">Newest</a>"
         }
         if page.more, let last = page.jobs.last {
-            let cursor = "\(last.createdAt.timeIntervalSinceReferenceDate)_\(last.id.uuidString.lowercased())"
-            body += " <a href=\"/admin/jobs\(h(HTML.query(filterItems(text) + [("before", cursor)])))\" rel=\"next\">Older</a>"
+            body += " <a href=\"/admin/jobs\(h(HTML.query(filterItems(text) + [("before", last.id.uuidString.lowercased())])))\" rel=\"next\">Older</a>"
         }
         body += "</nav>"
         return ConsolePage.render(title: "Jobs", section: .jobs, csrf: csrf, live: "jobs", body: body)
@@ -83,13 +82,11 @@ struct JobsPage: Sendable {
         throw ConsoleError.badRequest("\(name) must be a date and time such as 2026-11-25T10:00 (UTC).")
     }
 
-    /// `<seconds since 2001 (Date's own count, so the time round-trips exactly)>_<job id>`, as the Older link writes it.
-    static func cursor(_ text: String) throws -> JobCursor {
-        let parts = text.split(separator: "_")
-        guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite, abs(seconds) < 1e11,
-              let id = UUID(uuidString: String(parts[1])) else {
+    /// The last job id of the previous page, as the Older link writes it.
+    static func cursor(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else {
             throw ConsoleError.badRequest("The page link is not valid; start again from the newest jobs.")
         }
-        return JobCursor(createdAt: Date(timeIntervalSinceReferenceDate: seconds), id: id)
+        return id
     }
 }

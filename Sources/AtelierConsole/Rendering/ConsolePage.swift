@@ -60,7 +60,7 @@ enum ConsolePage {
             <header><a class="brand" href="/admin">Atelier console</a>\(nav)</header>
             <main id="main"\(liveAttribute)>
             <h1>\(h(title))</h1>
-            <p id="live-status" class="live-status" role="status" aria-live="polite"></p>
+            \(live == nil ? "" : "<p id=\"live-status\" class=\"live-status\" role=\"status\" aria-live=\"polite\"></p>")
             \(body)
             </main>
             </body>

@@ -3,31 +3,31 @@ import PostgresNIO
 
 /// What an operator looks for in the job list: any of these kinds and states, one owner, created
 /// within a time window, or one job by its id or by the request id a client quoted. Pages go from
-/// newest to oldest by (`created_at`, `id`) — a cursor, not an offset, so the hundredth page of a
-/// million jobs costs what the first does.
+/// newest to oldest by job id — ids are UUIDv7, which sort by the time the enqueuer made them, so
+/// the primary key is the list's index and a cursor (not an offset) makes the hundredth page of a
+/// million jobs cost what the first does, with no index added to the insert path.
 public struct JobBrowseQuery: Sendable, Equatable {
     public var kinds: [String] = []
     public var states: [JobState] = []
     public var owner: String?
     public var createdAfter: Date?
     public var createdBefore: Date?
-    /// A job id or a request id (exact).
+    /// A job id or a request id (exact). A request id is found by reading the table (no index:
+    /// every enqueue would pay for one; operators search rarely).
     public var search: String?
-    /// Jobs strictly older than this one (the previous page's last).
-    public var before: JobCursor?
+    /// Jobs older than this one (the previous page's last).
+    public var before: UUID?
+    /// Jobs newer than this one (the console's live feed: what was enqueued since it last looked).
+    public var after: UUID?
     public var limit = 50
 
     public init() {}
-}
 
-/// A position in the newest-first job list.
-public struct JobCursor: Sendable, Equatable {
-    public var createdAt: Date
-    public var id: UUID
-
-    public init(createdAt: Date, id: UUID) {
-        self.createdAt = createdAt
-        self.id = id
+    /// The newest `limit` jobs, whatever they are.
+    public static func newest(limit: Int) -> JobBrowseQuery {
+        var query = JobBrowseQuery()
+        query.limit = limit
+        return query
     }
 }
 
@@ -47,9 +47,9 @@ extension JobQueue {
                AND (\(query.createdAfter)::timestamptz IS NULL OR created_at >= \(query.createdAfter)::timestamptz)
                AND (\(query.createdBefore)::timestamptz IS NULL OR created_at < \(query.createdBefore)::timestamptz)
                AND (\(searchText)::text IS NULL OR id = \(searchID)::uuid OR request_id = \(searchText)::text)
-               AND (\(query.before?.createdAt)::timestamptz IS NULL
-                    OR (created_at, id) < (\(query.before?.createdAt)::timestamptz, \(query.before?.id)::uuid))
-             ORDER BY created_at DESC, id DESC
+               AND (\(query.before)::uuid IS NULL OR id < \(query.before)::uuid)
+               AND (\(query.after)::uuid IS NULL OR id > \(query.after)::uuid)
+             ORDER BY id DESC
              LIMIT \(limit + 1)
             """, logger: logger)
         var jobs: [Job] = []
@@ -62,7 +62,7 @@ extension JobQueue {
     public func jobs(ids: [UUID]) async throws -> [Job] {
         guard !ids.isEmpty else { return [] }
         let rows = try await client.query("""
-            SELECT \(unescaped: Job.columns) FROM jobs WHERE id = ANY(\(ids)::uuid[]) ORDER BY created_at DESC, id DESC
+            SELECT \(unescaped: Job.columns) FROM jobs WHERE id = ANY(\(ids)::uuid[]) ORDER BY id DESC
             """, logger: logger)
         var jobs: [Job] = []
         for try await row in rows { jobs.append(try Job(row: row)) }

@@ -24,8 +24,6 @@ public final class Notifier: Sendable {
         public static let jobs = "atelier_jobs"
         /// Payload: `job_id:event_id,…`. New job events.
         public static let jobEvents = "atelier_job_events"
-        /// Payload: `job_id,job_id,…`. New jobs (the operator console's live list).
-        public static let jobsCreated = "atelier_jobs_created"
         /// Payload: job id. Someone asked to cancel a running job.
         public static let cancel = "atelier_cancel"
         /// Payload: `changed`. An app token was revoked or deleted.

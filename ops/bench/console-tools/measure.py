@@ -125,6 +125,7 @@ cookie = sign_in()
 result = {"jobs_in_table": args.jobs,
           "overview": load("/admin", cookie),
           "job_list_first_page": load("/admin/jobs", cookie),
-          "job_list_failed_filter": load("/admin/jobs?state=failed", cookie)}
+          "job_list_failed_filter": load("/admin/jobs?state=failed", cookie),
+          "job_search_by_request_id": load(f"/admin/jobs?q=req-{args.jobs // 2}", cookie)}
 result["live"] = live(cookie)
 print(json.dumps(result, indent=2))
