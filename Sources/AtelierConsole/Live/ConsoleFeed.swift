@@ -75,8 +75,6 @@ final class ConsoleFeed: Sendable {
         }
     }
 
-    var streamCount: Int { state.withLock { $0.subscribers.count } }
-
     /// A live stream for one console page until `expires` (the session's end), or 429 past the limit.
     func response(expires: Date) throws -> Response {
         let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(16))

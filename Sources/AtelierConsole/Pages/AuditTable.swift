@@ -3,7 +3,7 @@ import AtelierQueue
 /// The audit log as a table: when, who, what, to which queue or job.
 enum AuditTable {
     static func render(_ entries: [AuditEntry]) -> String {
-        var html = "<div class=\"scroll\"><table class=\"audit\"><thead><tr><th scope=\"col\">When (UTC)</th><th scope=\"col\">Who</th>"
+        var html = "<div class=\"scroll\" tabindex=\"0\"><table class=\"audit\"><thead><tr><th scope=\"col\">When (UTC)</th><th scope=\"col\">Who</th>"
             + "<th scope=\"col\">Action</th><th scope=\"col\">Target</th></tr></thead><tbody>"
         for entry in entries {
             var target = h(entry.target)

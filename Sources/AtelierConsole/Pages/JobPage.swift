@@ -96,7 +96,7 @@ struct JobPage: Sendable {
             byNumber[number] = attempt
         }
         guard !byNumber.isEmpty else { return section("attempts", "Attempts", "<p>Not claimed yet.</p>") }
-        var html = "<div class=\"scroll\"><table><thead><tr><th scope=\"col\" class=\"num\">Attempt</th><th scope=\"col\">Worker</th>"
+        var html = "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\" class=\"num\">Attempt</th><th scope=\"col\">Worker</th>"
             + "<th scope=\"col\">Started (UTC)</th><th scope=\"col\">Ended with</th></tr></thead><tbody>"
         for attempt in byNumber.values.sorted(by: { $0.number < $1.number }) {
             let outcome = attempt.error.map { "<span class=\"error-text\">\(attempt.crash ? "worker lost: " : "")\(h($0))</span>" }

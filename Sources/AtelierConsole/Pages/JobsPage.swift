@@ -31,7 +31,7 @@ struct JobsPage: Sendable {
 
         let csrf = sessions.csrfToken(for: try context.requirePrincipal())
         var body = filterForm(text)
-        body += "<div class=\"scroll\"><table id=\"jobs-table\" data-first-page=\"\(query.before == nil && query.search == nil && query.createdBefore == nil)\">"
+        body += "<div class=\"scroll\" tabindex=\"0\"><table id=\"jobs-table\" data-first-page=\"\(query.before == nil && query.search == nil && query.createdBefore == nil)\">"
         body += "<caption>\(page.jobs.isEmpty ? "No job matches." : "Newest first.")</caption><thead>\(JobRow.header)</thead><tbody>"
         body += page.jobs.map(JobRow.render).joined()
         body += "</tbody></table></div><nav class=\"pager\" aria-label=\"Pages\">"

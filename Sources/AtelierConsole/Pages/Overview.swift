@@ -64,7 +64,7 @@ enum OverviewView {
         let kinds = Array(Set(overview.stats.counts.map(\.kind))).sorted()
         var html = "<section aria-labelledby=\"depth-title\"><h2 id=\"depth-title\">Jobs by kind and state</h2>"
         guard !kinds.isEmpty else { return html + "<p>No jobs yet.</p></section>" }
-        html += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Kind</th>"
+        html += "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\">Kind</th>"
         html += states.map { "<th scope=\"col\" class=\"num\">\($0.rawValue)</th>" }.joined() + "</tr></thead><tbody>"
         for kind in kinds {
             html += "<tr><th scope=\"row\">\(h(kind))</th>"
@@ -81,7 +81,7 @@ enum OverviewView {
     private static func queuesTable(_ overview: Overview) -> String {
         var html = "<section aria-labelledby=\"queues-title\"><h2 id=\"queues-title\">Queues</h2>"
         guard !overview.stats.queues.isEmpty else { return html + "<p>No queue has waiting or running jobs.</p></section>" }
-        html += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Queue</th><th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Ready</th>"
+        html += "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\">Queue</th><th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Ready</th>"
             + "<th scope=\"col\" class=\"num\">Scheduled</th><th scope=\"col\" class=\"num\">Running</th><th scope=\"col\" class=\"num\">Oldest ready</th></tr></thead><tbody>"
         for queue in overview.stats.queues {
             html += "<tr><th scope=\"row\">\(h(queue.queue))</th><td>\(queue.paused ? "<span class=\"badge paused\">paused</span>" : "active")</td>"
@@ -94,7 +94,7 @@ enum OverviewView {
     private static func runTimesTable(_ overview: Overview) -> String {
         var html = "<section aria-labelledby=\"runtimes-title\"><h2 id=\"runtimes-title\">Run time by kind, last hour</h2>"
         guard !overview.runTimes.isEmpty else { return html + "<p>No job finished in the last hour.</p></section>" }
-        html += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Kind</th><th scope=\"col\" class=\"num\">Finished</th>"
+        html += "<div class=\"scroll\" tabindex=\"0\"><table><thead><tr><th scope=\"col\">Kind</th><th scope=\"col\" class=\"num\">Finished</th>"
             + "<th scope=\"col\" class=\"num\">p50</th><th scope=\"col\" class=\"num\">p99</th></tr></thead><tbody>"
         for row in overview.runTimes {
             html += "<tr><th scope=\"row\">\(h(row.kind))</th><td class=\"num\">\(row.finished)</td>"

@@ -21,7 +21,7 @@ struct QueuesPage: Sendable {
         if list.isEmpty {
             body += "<p>No queue yet: queues appear with their first job.</p>"
         } else {
-            body += "<div class=\"scroll\"><table id=\"queues-table\"><thead><tr><th scope=\"col\">Queue</th><th scope=\"col\">State</th>"
+            body += "<div class=\"scroll\" tabindex=\"0\"><table id=\"queues-table\"><thead><tr><th scope=\"col\">Queue</th><th scope=\"col\">State</th>"
                 + "<th scope=\"col\">Action</th><th scope=\"col\" class=\"num\">Ready</th><th scope=\"col\" class=\"num\">Scheduled</th>"
                 + "<th scope=\"col\" class=\"num\">Running</th></tr></thead><tbody>"
             for info in list {

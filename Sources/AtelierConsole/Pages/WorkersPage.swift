@@ -36,7 +36,7 @@ struct WorkersPage: Sendable {
         guard !list.isEmpty else {
             return ConsolePage.render(title: "Workers", section: .workers, csrf: csrf, body: body + "<p>No worker is registered. Start some with <code>atelier work</code>.</p>")
         }
-        body += "<div class=\"scroll\"><table id=\"workers-table\"><thead><tr><th scope=\"col\">Worker</th><th scope=\"col\">Status</th><th scope=\"col\">Host · pid</th>"
+        body += "<div class=\"scroll\" tabindex=\"0\"><table id=\"workers-table\"><thead><tr><th scope=\"col\">Worker</th><th scope=\"col\">Status</th><th scope=\"col\">Host · pid</th>"
             + "<th scope=\"col\">Queues</th><th scope=\"col\">Kinds</th><th scope=\"col\" class=\"num\">Jobs in hand</th><th scope=\"col\" class=\"num\">Processed</th>"
             + "<th scope=\"col\">Heartbeat</th><th scope=\"col\">Started (UTC)</th><th scope=\"col\">Version</th></tr></thead><tbody>"
         for worker in list {
