@@ -83,6 +83,17 @@ final class ConsoleActionsTests: ConsoleTestCase {
         XCTAssertTrue(after.text.contains("ops@example.com"))
         let log = try await db.queue.auditLog(target: "queue:default")
         XCTAssertEqual(log.map(\.action), ["resume", "pause"])
+
+        // A queue may be called anything: its name travels percent-encoded and arrives whole.
+        _ = try await db.queue.enqueue(NewJob(kind: "noop", queue: "night batch/2 & more"))
+        let page = try await get("/admin/queues", cookie: cookie)
+        let action = try XCTUnwrap(page.text.range(of: "action=\"/admin/queues/night").map {
+            String(page.text[page.text.index($0.lowerBound, offsetBy: 8)...].prefix { $0 != "\"" })
+        })
+        XCTAssertEqual(action, "/admin/queues/night%20batch%2F2%20%26%20more/pause")
+        let pausedOdd = try await post(action, cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(pausedOdd.status, 303)
+        try await XCTAssertEqualAsync(try await db.queue.queues().filter(\.paused).map(\.name), ["night batch/2 & more"])
     }
 
     func testTheJobListFiltersSearchesAndPages() async throws {

@@ -44,7 +44,10 @@ struct QueuesPage: Sendable {
     }
 
     func change(_ request: Request, _ context: APIRequestContext, users: (@Sendable (Principal) async -> String)) async throws -> Response {
-        guard let name = context.parameters.get("name"), !name.isEmpty, name.utf8.count <= 200, !name.contains("\u{0}") else {
+        // The router hands the path segment over as sent: the page percent-encodes names (a queue
+        // may be called anything up to 64 characters, spaces and slashes included).
+        guard let name = context.parameters.get("name")?.removingPercentEncoding, !name.isEmpty, name.utf8.count <= 200,
+              !name.contains("\u{0}") else {
             throw ConsoleError.badRequest("That is not a queue name.")
         }
         let actor = await users(try context.requirePrincipal())
