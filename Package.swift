@@ -9,7 +9,7 @@ import PackageDescription
 //   atelier (the executable) → AtelierAccounts, AtelierApps, AtelierConsole, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
 //                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
-//   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierHashing
+//   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage
 //                       (the operator console, /admin)
 //   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
@@ -262,7 +262,6 @@ let package = Package(
                 "AtelierJobs",
                 "AtelierQueue",
                 "AtelierStorage",
-                "AtelierHashing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

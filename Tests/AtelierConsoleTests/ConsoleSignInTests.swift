@@ -29,6 +29,9 @@ final class ConsoleSignInTests: ConsoleTestCase {
         let css = try await get("/admin/assets/console.css", cookie: nil)
         XCTAssertEqual(css.status, 200)
         XCTAssertEqual(css.headers.first(name: "Content-Type"), "text/css; charset=utf-8")
+        let etag = try XCTUnwrap(css.headers.first(name: "ETag"))
+        let revalidated = try await request(.GET, "/admin/assets/console.css", headers: [("If-None-Match", "W/" + etag)])
+        XCTAssertEqual(revalidated.status, 304, "a browser's weak revalidation matches")
     }
 
     func testAnOffSiteNextIsIgnored() async throws {

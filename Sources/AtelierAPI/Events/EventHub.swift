@@ -53,7 +53,7 @@ package final class EventHub: Sendable {
             if notification == .reconnected {
                 Task { await self.wakeAllSpread() }
             } else if notification.channel == Notifier.Channel.jobEvents {
-                for id in Set(JobViewCache.jobIDs(in: notification.payload)) { self.wake(id) }
+                for id in Set(notification.jobIDs) { self.wake(id) }
             }
         }
     }

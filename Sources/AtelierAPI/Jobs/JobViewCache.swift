@@ -54,7 +54,7 @@ final class JobViewCache: Sendable {
             if notification == .reconnected {
                 self.flush()
             } else if notification.channel == Notifier.Channel.jobEvents {
-                self.invalidate(Self.jobIDs(in: notification.payload))
+                self.invalidate(notification.jobIDs)
             }
         }
     }
@@ -126,12 +126,5 @@ final class JobViewCache: Sendable {
     /// What the cache holds now: for tests that check it stays bounded.
     var counts: (entries: Int, tombstones: Int) {
         state.withLock { ($0.entries.count, $0.tombstones.count) }
-    }
-
-    /// `job_id:event_id,job_id:event_id,…` → job ids.
-    static func jobIDs(in payload: String) -> [UUID] {
-        payload.split(separator: ",").compactMap { pair in
-            pair.split(separator: ":", maxSplits: 1).first.flatMap { UUID(uuidString: String($0)) }
-        }
     }
 }

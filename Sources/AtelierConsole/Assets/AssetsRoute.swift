@@ -1,9 +1,9 @@
 import AtelierAPI
-import AtelierHashing
+import Foundation
 import Hummingbird
 
 /// `GET /admin/assets/console.css|console.js`: the stylesheet and the script built into the
-/// binary, with an ETag (their FNV-1a) so a browser revalidates cheaply; public, no session needed.
+/// binary, with an ETag (the API's own, ``ETag``) so a browser revalidates cheaply; public, no session needed.
 struct AssetsRoute: Sendable {
     struct Asset: Sendable { var body: String; var type: String; var etag: String }
 
@@ -13,7 +13,7 @@ struct AssetsRoute: Sendable {
     ]
 
     static func asset(_ body: String, type: String) -> Asset {
-        Asset(body: body, type: type, etag: "\"" + String(FNV1a.hash(body.utf8), radix: 16) + "\"")
+        Asset(body: body, type: type, etag: ETag.of(Data(body.utf8)))
     }
 
     func serve(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -24,7 +24,9 @@ struct AssetsRoute: Sendable {
         headers[.contentType] = asset.type
         headers[.cacheControl] = "no-cache"
         headers[.eTag] = asset.etag
-        if request.headers[.ifNoneMatch] == asset.etag { return Response(status: .notModified, headers: headers) }
+        if let presented = request.headers[.ifNoneMatch], ETag.matches(presented, asset.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: asset.body)))
     }
 }

@@ -49,15 +49,8 @@ final class ConsoleFeed: Sendable {
             if notification == .reconnected {
                 self.state.withLock { $0.overviewDirty = true }
             } else if notification.channel == Notifier.Channel.jobEvents {
-                self.noteChanges(Self.jobIDs(in: notification.payload))
+                self.noteChanges(notification.jobIDs)
             }
-        }
-    }
-
-    /// `job_id:event_id,…` (the job-events channel's payload) → the job ids.
-    static func jobIDs(in payload: String) -> [UUID] {
-        payload.split(separator: ",").compactMap { entry in
-            entry.split(separator: ":", maxSplits: 1).first.flatMap { UUID(uuidString: String($0)) }
         }
     }
 

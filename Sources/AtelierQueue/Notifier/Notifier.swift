@@ -11,6 +11,14 @@ public struct QueueNotification: Sendable, Equatable {
 
     /// Sent to subscribers after a reconnect: notifications may have been missed, re-check.
     public static let reconnected = QueueNotification(channel: "", payload: "reconnected")
+
+    /// The jobs a job-events notification names (payload `job_id:event_id,…`; empty for other channels).
+    public var jobIDs: [UUID] {
+        guard channel == Notifier.Channel.jobEvents else { return [] }
+        return payload.split(separator: ",").compactMap { pair in
+            pair.split(separator: ":", maxSplits: 1).first.flatMap { UUID(uuidString: String($0)) }
+        }
+    }
 }
 
 /// One dedicated LISTEN connection per process, fanned out to any number of subscribers.
