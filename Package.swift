@@ -34,6 +34,8 @@ import PackageDescription
 // AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierHashingTests, AtelierAccountsTests,
 // AtelierCLITests for the
 // `atelier` binary);
+// CAtelierColorFixtures (C, tests only): colour fixtures and lcms2's reference transform, made with lcms2,
+// libheif and libjpeg directly, for AtelierImagingTests and AtelierAPITests;
 // AtelierExamples: runnable documentation, one task a user or an engineer does per file (README "Examples");
 // AtelierTestSupport → AtelierQueue, AtelierDatabase, AtelierStorage (a database and an object-store prefix per
 // test, the binary as a process, Apple's signing keys played by the tests);
@@ -98,10 +100,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // C codecs: libjpeg-turbo and libpng behind a small C layer (errors as codes, never longjmp into Swift).
+        // C codecs: libjpeg-turbo, libpng, libheif and libwebp behind a small C layer (errors as
+        // codes, never longjmp into Swift), and colour management with lcms2 (profiles → sRGB).
         .target(
             name: "CAtelierCodecs",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("heif"), .linkedLibrary("webp")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("heif"), .linkedLibrary("webp"),
+                             .linkedLibrary("webpmux"), .linkedLibrary("lcms2"), .linkedLibrary("z"), .linkedLibrary("m")]
         ),
         // The MiniLM inner loops in C: packed AVX-512 linear layers (chosen at run time), the
         // OpenBLAS path (Debian's libopenblas-dev) for other CPUs, LayerNorm and attention.
@@ -348,8 +352,15 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierImagingTests",
-            dependencies: ["AtelierImaging"],
+            dependencies: ["AtelierImaging", "CAtelierColorFixtures"],
             exclude: ["Fixtures"]
+        ),
+        // Colour test fixtures and lcms2's reference transform, written with lcms2, libheif and
+        // libjpeg directly (not with Atelier's code); tests only.
+        .target(
+            name: "CAtelierColorFixtures",
+            path: "Tests/CAtelierColorFixtures",
+            linkerSettings: [.linkedLibrary("lcms2"), .linkedLibrary("heif"), .linkedLibrary("jpeg")]
         ),
         .testTarget(
             name: "AtelierVisionTests",
@@ -430,6 +441,7 @@ let package = Package(
                 "AtelierTestSupport",
                 "AtelierImaging",
                 "AtelierEmbeddings",
+                "CAtelierColorFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),

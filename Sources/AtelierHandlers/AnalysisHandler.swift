@@ -37,14 +37,16 @@ public struct AnalysisHandler: JobHandler {
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         try await context.progress(5, step: "Measuring light, colour and composition")
         let limits = self.limits
-        let (image, reading): (PixelBuffer, PhotoReading) = try await context.offload { _ in
+        let (image, reading, color): (PixelBuffer, PhotoReading, ColorReport) = try await context.offload { _ in
             do {
-                let image = try ImageCodec.decode(bytes, limits: limits, minimumLongSide: 640).cappingLongSide(640)
-                return (image, PhotoReading.read(image))
+                let read = try ImageCodec.decodeReporting(bytes, limits: limits, minimumLongSide: 640)
+                let image = read.image.cappingLongSide(640)
+                return (image, PhotoReading.read(image), read.color)
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
         }
+        try await context.record(color, percent: 5, step: "Measuring light, colour and composition")
         let scores = DimensionScores(reading)
         try await context.progress(8, step: "Describing the photo")
         let caption: String

@@ -34,14 +34,16 @@ public struct CaptionHandler: JobHandler {
         try await context.progress(30, step: "decoding")
         let limits = self.limits
         // The provider sees the working copy; the result reports the photo's own size.
-        let (image, photo): (PixelBuffer, ImageInfo) = try await context.offload { _ in
+        let (image, photo, color): (PixelBuffer, ImageInfo, ColorReport) = try await context.offload { _ in
             do {
                 let photo = try ImageCodec.probe(bytes, limits: limits)
-                return (try ImageCodec.decode(bytes, limits: limits, minimumLongSide: Self.workingSide).cappingLongSide(Self.workingSide), photo)
+                let read = try ImageCodec.decodeReporting(bytes, limits: limits, minimumLongSide: Self.workingSide)
+                return (read.image.cappingLongSide(Self.workingSide), photo, read.color)
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
         }
+        try await context.record(color, percent: 30, step: "decoding")
         try context.checkCancellation()
         try await context.progress(50, step: "describing")
         let caption: Caption

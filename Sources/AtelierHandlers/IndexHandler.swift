@@ -30,14 +30,15 @@ public struct IndexHandler: JobHandler {
         try await context.progress(10, step: "captioning")
         let bytes = try await JobInput.read(input.blob, from: blobs)
         let limits = self.limits
-        let image: PixelBuffer = try await context.offload { _ in
+        let (image, color): (PixelBuffer, ColorReport) = try await context.offload { _ in
             do {
-                return try ImageCodec.decode(bytes, limits: limits, minimumLongSide: ImageMeasurements.analysisSize)
-                    .cappingLongSide(ImageMeasurements.analysisSize)
+                let read = try ImageCodec.decodeReporting(bytes, limits: limits, minimumLongSide: ImageMeasurements.analysisSize)
+                return (read.image.cappingLongSide(ImageMeasurements.analysisSize), read.color)
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
         }
+        try await context.record(color, percent: 10, step: "captioning")
         do {
             return try await captioner.caption(VisionInput(image: image, encoded: bytes, mimeType: input.contentType)).text
         } catch {

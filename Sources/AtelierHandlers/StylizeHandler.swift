@@ -5,7 +5,7 @@ import AtelierStorage
 import AtelierWorker
 import Foundation
 
-/// `stylize`: decode (DCT-scaled when the photo is larger than needed) → EXIF orientation →
+/// `stylize`: decode (DCT-scaled when the photo is larger than needed; colour to sRGB) → EXIF orientation →
 /// cap the long side → optional bump/pinch warps → style → encode → result blob.
 /// Progress is reported per stage; cancellation is checked between stages (each stage is at
 /// most a few hundred milliseconds on a 12 MP photo). The pixel work runs off the cooperative
@@ -34,15 +34,17 @@ public struct StylizeHandler: JobHandler {
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         let (limits, maxSide) = (self.limits, self.maxSide)
         try await context.progress(15, step: "decoding")
-        let (decoded, factor): (PixelBuffer, Double) = try await context.offload { _ in
+        let (decoded, factor, color): (PixelBuffer, Double, ColorReport) = try await context.offload { _ in
             do {
                 let upright = try ImageCodec.probe(bytes, limits: limits)
-                let image = try ImageCodec.decode(bytes, limits: limits, minimumLongSide: maxSide).cappingLongSide(maxSide)
-                return (image, Double(image.width) / Double(upright.width))
+                let read = try ImageCodec.decodeReporting(bytes, limits: limits, minimumLongSide: maxSide)
+                let image = read.image.cappingLongSide(maxSide)
+                return (image, Double(image.width) / Double(upright.width), read.color)
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
         }
+        try await context.record(color, percent: 15, step: "decoding")
         try context.checkCancellation()
         var image = decoded
         if !warps.isEmpty {

@@ -5,6 +5,8 @@
 #include <libheif/heif.h>
 
 #include "atelier_codecs.h"
+#include "atelier_color.h"
+#include "heif_hdr.h"
 #include "heif_structure.h"
 
 // HEIC/HEIF through libheif (HEVC by libde265). libheif applies the file's own transforms
@@ -127,8 +129,23 @@ int ac_heif_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
         return AC_NO_MEMORY;
     }
     options->strict_decoding = 1;
-    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
-                                                channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    // HDR (PQ or HLG transfer): decoded at its own depth and tone-mapped to 8-bit sRGB here (the
+    // primary image only: an HDR gain map is an auxiliary image, never applied). Any other
+    // depth libheif brings to 8 bits; colour is converted afterwards, like every format's.
+    int hdr_transfer = 0, hdr_primaries = 0;
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (heif_image_handle_get_luma_bits_per_pixel(handle) > 8
+        && heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
+        if (nclx->transfer_characteristics == heif_transfer_characteristic_ITU_R_BT_2100_0_PQ
+            || nclx->transfer_characteristics == heif_transfer_characteristic_ITU_R_BT_2100_0_HLG) {
+            hdr_transfer = nclx->transfer_characteristics;
+            hdr_primaries = nclx->color_primaries;
+        }
+    }
+    if (nclx != NULL) heif_nclx_color_profile_free(nclx);
+    enum heif_chroma chroma = channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB;
+    if (hdr_transfer != 0) chroma = channels == 4 ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE;
+    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options);
     heif_decoding_options_free(options);
     if (error.code != heif_error_Ok) {
         // The error's message belongs to the context: copy it out before closing.
@@ -150,7 +167,21 @@ int ac_heif_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
         ac_heif_close(context, handle);
         return AC_CORRUPT;
     }
-    for (int y = 0; y < height; y++) memcpy(target + row * (size_t)y, plane + (size_t)stride * (size_t)y, row);
+    if (hdr_transfer != 0) {
+        int bits = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved);
+        if ((size_t)stride < (size_t)width * (size_t)channels * 2 || bits <= 8 || bits > 16) {
+            result->code = AC_CORRUPT;
+            snprintf(result->message, sizeof result->message, "the HDR HEIC decoded to an unexpected layout");
+            heif_image_release(image);
+            ac_heif_close(context, handle);
+            return AC_CORRUPT;
+        }
+        ac_hdr_to_srgb(plane, (size_t)stride, width, height, channels, bits, hdr_transfer, hdr_primaries, target);
+        result->tone_mapped = 1;
+        result->color_done = 1;
+    } else {
+        for (int y = 0; y < height; y++) memcpy(target + row * (size_t)y, plane + (size_t)stride * (size_t)y, row);
+    }
     result->width = width;
     result->height = height;
     heif_image_release(image);
@@ -190,6 +221,10 @@ int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, i
     struct heif_image *image = NULL;
     struct heif_encoding_options *options = heif_encoding_options_alloc();
     if (orientation >= 1 && orientation <= 8) options->image_orientation = (enum heif_orientation)orientation;
+    // Tagged sRGB: an nclx 'colr' box (BT.709 primaries, sRGB transfer, full range), which libheif
+    // 1.15 leaves out unless asked; no ICC, no other metadata.
+    struct heif_color_profile_nclx *srgb = heif_nclx_color_profile_alloc();
+    options->macOS_compatibility_workaround_no_nclx_profile = 0;
     struct heif_error error = heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder);
     if (error.code != heif_error_Ok) goto fail;
     heif_encoder_set_lossy_quality(encoder, quality);
@@ -198,6 +233,13 @@ int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, i
     if (error.code != heif_error_Ok) goto fail;
     error = heif_image_add_plane(image, heif_channel_interleaved, width, height, 8);
     if (error.code != heif_error_Ok) goto fail;
+    if (srgb != NULL) {
+        srgb->color_primaries = heif_color_primaries_ITU_R_BT_709_5;
+        srgb->transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1;
+        srgb->matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6;
+        srgb->full_range_flag = 1;
+        heif_image_set_nclx_color_profile(image, srgb);
+    }
     int stride = 0;
     uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &stride);
     for (int y = 0; y < height; y++) {
@@ -211,6 +253,7 @@ int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, i
     error = heif_context_write(context, &writer, sink);
     if (error.code != heif_error_Ok) goto fail;
     heif_encoding_options_free(options);
+    heif_nclx_color_profile_free(srgb);
     heif_image_release(image);
     heif_encoder_release(encoder);
     heif_context_free(context);
@@ -221,8 +264,42 @@ fail:
     *out = NULL;
     *out_size = 0;
     heif_encoding_options_free(options);
+    heif_nclx_color_profile_free(srgb);
     if (image != NULL) heif_image_release(image);
     if (encoder != NULL) heif_encoder_release(encoder);
     heif_context_free(context);
     return result->code;
+}
+
+int ac_heif_color(const uint8_t *data, size_t size, ac_color_source *source) {
+    memset(source, 0, sizeof *source);
+    struct heif_context *context;
+    struct heif_image_handle *handle;
+    ac_result result;
+    memset(&result, 0, sizeof result);
+    if (ac_heif_open(data, size, UINT64_MAX, &context, &handle, &result) != AC_OK) {
+        ac_heif_close(context, handle);
+        return AC_OK;  // the decode says what is wrong with the file
+    }
+    // An ICC profile ('prof' or 'rICC') wins over nclx; a file may carry both.
+    size_t icc_size = heif_image_handle_get_raw_color_profile_size(handle);
+    if (icc_size > 0) {
+        if (icc_size > (8u << 20) || (source->icc = malloc(icc_size)) == NULL
+            || heif_image_handle_get_raw_color_profile(handle, source->icc).code != heif_error_Ok) {
+            free(source->icc);
+            source->icc = NULL;
+            source->broken = 1;
+            snprintf(source->reason, sizeof source->reason, "the HEIC's colour profile cannot be read; the image was read as sRGB");
+        } else {
+            source->icc_size = icc_size;
+        }
+    }
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
+        source->nclx_primaries = nclx->color_primaries;
+        source->nclx_transfer = nclx->transfer_characteristics;
+        heif_nclx_color_profile_free(nclx);
+    }
+    ac_heif_close(context, handle);
+    return AC_OK;
 }

@@ -7,6 +7,7 @@
 #include <jerror.h>
 
 #include "atelier_codecs.h"
+#include "atelier_color.h"
 
 // libjpeg reports fatal errors through error_exit, which must not return: jump back to the
 // call in progress, carrying the library's message.
@@ -97,10 +98,15 @@ static void ac_jpeg_progress_monitor(j_common_ptr info) {
 }
 
 int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
+                        const uint8_t *cmyk_profile, size_t cmyk_profile_size,
                         uint8_t *target, size_t capacity, ac_result *result) {
     struct jpeg_decompress_struct decoder;
     ac_jpeg_error error;
     ac_jpeg_progress progress;
+    // CMYK: rows decoded into `scratch`, converted into the target through `transform`. Both
+    // volatile: they must survive libjpeg's longjmp to be freed.
+    uint8_t *volatile scratch = NULL;
+    ac_color_transform *volatile transform = NULL;
     memset(result, 0, sizeof *result);
     if (size < 4) {
         ac_set(result, AC_CORRUPT, "the JPEG is empty or truncated");
@@ -114,6 +120,8 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
     if (setjmp(error.jump)) {
         ac_set(result, error.code, error.message);
         jpeg_destroy_decompress(&decoder);
+        free(scratch);
+        ac_color_release(transform);
         return result->code;
     }
     jpeg_create_decompress(&decoder);
@@ -136,12 +144,26 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
         jpeg_destroy_decompress(&decoder);
         return AC_TOO_LARGE;
     }
-    if (decoder.jpeg_color_space == JCS_CMYK || decoder.jpeg_color_space == JCS_YCCK) {
-        ac_set(result, AC_UNSUPPORTED, "CMYK JPEGs are not supported; send an RGB or grayscale JPEG");
-        jpeg_destroy_decompress(&decoder);
-        return AC_UNSUPPORTED;
+    int cmyk = decoder.jpeg_color_space == JCS_CMYK || decoder.jpeg_color_space == JCS_YCCK;
+    if (cmyk) {
+        // Print files: converted to sRGB through their own profile, or the standard CMYK profile
+        // when they have none (or a broken one). Adobe's files store CMYK inverted.
+        ac_color_source source;
+        ac_jpeg_color(data, size, &source);
+        transform = ac_color_prepare_cmyk(source.icc, source.icc_size, cmyk_profile, cmyk_profile_size,
+                                          decoder.saw_Adobe_marker, result->note);
+        if (source.broken && result->note[0] == '\0') {
+            snprintf(result->note, sizeof result->note, "%s", "the embedded CMYK profile is damaged; converted with the standard CMYK profile");
+        }
+        ac_color_source_free(&source);
+        if (transform == NULL) {
+            error.code = AC_NO_MEMORY;
+            snprintf(error.message, sizeof error.message, "out of memory for the CMYK conversion");
+            longjmp(error.jump, 1);
+        }
+        result->color_done = 1;
     }
-    decoder.out_color_space = JCS_RGB;
+    decoder.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     decoder.scale_num = (scale_eighths >= 1 && scale_eighths <= 8) ? (unsigned)scale_eighths : 8;
     decoder.scale_denom = 8;
     decoder.dct_method = JDCT_ISLOW;
@@ -154,14 +176,30 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
         longjmp(error.jump, 1);
     }
     uint8_t *output = target;
+    if (cmyk && (scratch = malloc((size_t)decoder.output_width * 4 * 4)) == NULL) {
+        error.code = AC_NO_MEMORY;
+        snprintf(error.message, sizeof error.message, "out of memory for the CMYK conversion");
+        longjmp(error.jump, 1);
+    }
     while (decoder.output_scanline < decoder.output_height) {
         JSAMPROW rows[4];
         int count = 0;
+        JDIMENSION first = decoder.output_scanline;
         for (; count < 4 && decoder.output_scanline + count < decoder.output_height; count++) {
-            rows[count] = output + (size_t)(decoder.output_scanline + count) * stride;
+            rows[count] = cmyk ? scratch + (size_t)count * decoder.output_width * 4
+                               : output + (size_t)(decoder.output_scanline + count) * stride;
         }
-        jpeg_read_scanlines(&decoder, rows, (JDIMENSION)count);
+        JDIMENSION read = jpeg_read_scanlines(&decoder, rows, (JDIMENSION)count);
+        if (cmyk) {
+            for (JDIMENSION r = 0; r < read; r++) {
+                ac_color_apply_cmyk(transform, rows[r], output + (size_t)(first + r) * stride, (int)decoder.output_width, 1);
+            }
+        }
     }
+    free(scratch);
+    scratch = NULL;
+    ac_color_release(transform);
+    transform = NULL;
     result->width = (int)decoder.output_width;
     result->height = (int)decoder.output_height;
     result->channels = 3;
@@ -196,9 +234,6 @@ int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result) {
     if (ac_jpeg_check_eoi(&decoder, data, size, result) != AC_OK) {
         jpeg_destroy_decompress(&decoder);
         return AC_CORRUPT;
-    }
-    if (decoder.jpeg_color_space == JCS_CMYK || decoder.jpeg_color_space == JCS_YCCK) {
-        ac_set(result, AC_UNSUPPORTED, "CMYK JPEGs are not supported; send an RGB or grayscale JPEG");
     }
     jpeg_destroy_decompress(&decoder);
     return result->code;
@@ -239,6 +274,11 @@ int ac_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, i
     encoder.optimize_coding = TRUE;
     if (progressive) jpeg_simple_progression(&encoder);
     jpeg_start_compress(&encoder, TRUE);
+    if (channels == 3) {  // tagged sRGB (an APP2 ICC profile); gray stays untagged, which reads as sRGB gray
+        size_t icc_size = 0;
+        const uint8_t *icc = ac_srgb_icc(&icc_size);
+        if (icc != NULL) jpeg_write_icc_profile(&encoder, icc, (unsigned int)icc_size);
+    }
     size_t stride = (size_t)width * channels;
     while (encoder.next_scanline < encoder.image_height) {
         JSAMPROW row = (JSAMPROW)(pixels + (size_t)encoder.next_scanline * stride);

@@ -4,8 +4,10 @@
 #include <string.h>
 #include <webp/decode.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 #include "atelier_codecs.h"
+#include "atelier_color.h"
 
 // WebP through libwebp: still images, lossy or lossless, with or without alpha. The size comes
 // from WebPGetFeatures (the bitstream header) before any pixel memory is allocated.
@@ -107,10 +109,31 @@ int ac_webp_encode(const uint8_t *pixels, int width, int height, int channels, i
         snprintf(result->message, sizeof result->message, "WebP encoding failed");
         return AC_NO_MEMORY;
     }
+    // Tagged sRGB: libwebpmux rewrites the file as extended (VP8X) with an ICCP chunk.
+    WebPData tagged = {NULL, 0};
+    size_t icc_size = 0;
+    const uint8_t *icc = ac_srgb_icc(&icc_size);
+    WebPMux *mux = WebPMuxNew();
+    if (mux != NULL && icc != NULL) {
+        WebPData image = {encoded, size}, profile = {icc, icc_size};
+        if (WebPMuxSetImage(mux, &image, 0) != WEBP_MUX_OK || WebPMuxSetChunk(mux, "ICCP", &profile, 0) != WEBP_MUX_OK
+            || WebPMuxAssemble(mux, &tagged) != WEBP_MUX_OK) {
+            WebPDataClear(&tagged);
+        }
+    }
+    if (mux != NULL) WebPMuxDelete(mux);
+    if (tagged.bytes == NULL) {
+        WebPFree(encoded);
+        result->code = AC_NO_MEMORY;
+        snprintf(result->message, sizeof result->message, "WebP encoding failed");
+        return AC_NO_MEMORY;
+    }
+    WebPFree(encoded);
+    size = tagged.size;
     // Copy into malloc'd memory so every output is released the same way (ac_free).
     *out = malloc(size);
-    if (*out != NULL) memcpy(*out, encoded, size);
-    WebPFree(encoded);
+    if (*out != NULL) memcpy(*out, tagged.bytes, size);
+    WebPDataClear(&tagged);
     if (*out == NULL) {
         result->code = AC_NO_MEMORY;
         snprintf(result->message, sizeof result->message, "out of memory");

@@ -2,12 +2,21 @@
 // ./ops/test calls): every format is encoded from a generated picture, then decoded and probed
 // whole, cut at many lengths, with bytes flipped, as a progressive-scan bomb and as a huge
 // header. Every call must return (no crash), free what it allocated (no leak) and touch no
-// memory it does not own. Exits non-zero when a call that must fail succeeds.
+// memory it does not own. Exits non-zero when a call that must fail succeeds. Colour: every
+// input also goes through the four profile carriers and the transform to sRGB, and the cases
+// include a Display P3-tagged JPEG and CMYK JPEGs (with a profile, and without one so the
+// standard profile is used).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jpeglib.h>
+#include <lcms2.h>
 
 #include "atelier_codecs.h"
+#include "atelier_color.h"
+
+static uint8_t *standard_cmyk = NULL;  // Ghostscript's default CMYK profile, when installed
+static size_t standard_cmyk_size = 0;
 
 static int failures = 0;
 static unsigned long long calls = 0;
@@ -71,10 +80,28 @@ static int exercise(const uint8_t *data, size_t size) {
         capacity = (size_t)result.width * result.height * 3;
         uint8_t *target = malloc(capacity);
         for (int k = 8; k >= 1; k -= 3) {
-            if (ac_jpeg_decode_into(data, size, k, 50000000ULL, 100, target, capacity, &result) == AC_OK) accepted++;
+            if (ac_jpeg_decode_into(data, size, k, 50000000ULL, 100, standard_cmyk, standard_cmyk_size, target, capacity,
+                                    &result) == AC_OK) accepted++;
             calls++;
         }
         free(target);
+    }
+    // The colour carriers read every kind of bytes; what they find is turned into a transform and
+    // run over a few rows.
+    int (*carriers[4])(const uint8_t *, size_t, ac_color_source *) = {ac_jpeg_color, ac_png_color, ac_heif_color, ac_webp_color};
+    for (int c = 0; c < 4; c++) {
+        ac_color_source source;
+        char note[160], description[64];
+        uint8_t rows[16 * 4 * 4];
+        memset(rows, 100, sizeof rows);
+        carriers[c](data, size, &source);
+        for (int channels = 3; channels <= 4; channels++) {
+            ac_color_transform *transform = ac_color_prepare(&source, channels, note, description);
+            ac_color_apply(transform, rows, 16, 4 * 3 / channels);
+            ac_color_release(transform);
+        }
+        ac_color_source_free(&source);
+        calls += 3;
     }
     accepted += decode_as(ac_png_probe, ac_png_decode_into, data, size);
     accepted += decode_as(ac_heif_probe, ac_heif_decode_into, data, size);
@@ -121,11 +148,123 @@ static int png_encode(const uint8_t *p, int w, int h, int c, int q, uint8_t **ou
     return ac_png_encode(p, w, h, c, out, size, r);
 }
 
+// A CMYK (or YCCK) JPEG as Photoshop writes it (Adobe's APP14, inverted values), with `icc` in
+// APP2 when given. Made with libjpeg here, since Atelier never writes CMYK.
+static int cmyk_jpeg(const uint8_t *rgb, int width, int height, int ycck, const uint8_t *icc, size_t icc_size,
+                     uint8_t **out, size_t *out_size) {
+    struct jpeg_compress_struct encoder;
+    struct jpeg_error_mgr error;
+    unsigned char *destination = NULL;
+    unsigned long length = 0;
+    uint8_t *row = malloc((size_t)width * 4);
+    encoder.err = jpeg_std_error(&error);
+    jpeg_create_compress(&encoder);
+    jpeg_mem_dest(&encoder, &destination, &length);
+    encoder.image_width = (JDIMENSION)width;
+    encoder.image_height = (JDIMENSION)height;
+    encoder.input_components = 4;
+    encoder.in_color_space = JCS_CMYK;
+    jpeg_set_defaults(&encoder);
+    jpeg_set_colorspace(&encoder, ycck ? JCS_YCCK : JCS_CMYK);
+    jpeg_start_compress(&encoder, TRUE);
+    if (icc != NULL) jpeg_write_icc_profile(&encoder, icc, (unsigned int)icc_size);
+    while (encoder.next_scanline < encoder.image_height) {
+        const uint8_t *p = rgb + (size_t)encoder.next_scanline * (size_t)width * 3;
+        for (int x = 0; x < width; x++) {  // ink = 255 − light, K = the least ink; stored inverted
+            int c = 255 - p[x * 3], m = 255 - p[x * 3 + 1], y = 255 - p[x * 3 + 2];
+            int k = c < m ? (c < y ? c : y) : (m < y ? m : y);
+            row[x * 4] = (uint8_t)(255 - (c - k));
+            row[x * 4 + 1] = (uint8_t)(255 - (m - k));
+            row[x * 4 + 2] = (uint8_t)(255 - (y - k));
+            row[x * 4 + 3] = (uint8_t)(255 - k);
+        }
+        JSAMPROW rows[1] = {row};
+        jpeg_write_scanlines(&encoder, rows, 1);
+    }
+    jpeg_finish_compress(&encoder);
+    jpeg_destroy_compress(&encoder);
+    free(row);
+    *out = destination;
+    *out_size = length;
+    return AC_OK;
+}
+
+static uint8_t *read_file(const char *path, size_t *size) {
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) return NULL;
+    fseek(file, 0, SEEK_END);
+    long length = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    uint8_t *bytes = length > 0 ? malloc((size_t)length) : NULL;
+    if (bytes != NULL && fread(bytes, 1, (size_t)length, file) != (size_t)length) { free(bytes); bytes = NULL; }
+    fclose(file);
+    *size = bytes != NULL ? (size_t)length : 0;
+    return bytes;
+}
+
+// Colour-tagged and CMYK files, each tortured like the others.
+static void torture_color(const uint8_t *rgb, int width, int height) {
+    // A Display P3 profile from lcms2, put into a JPEG of ours in APP2 chunks of 200 bytes (so
+    // cuts and flips land in the reassembly).
+    cmsCIExyY white = {0.3127, 0.3290, 1};
+    cmsCIExyYTRIPLE p3 = {{0.680, 0.320, 1}, {0.265, 0.690, 1}, {0.150, 0.060, 1}};
+    cmsToneCurve *gamma = cmsBuildGamma(NULL, 2.2);
+    cmsToneCurve *curves[3] = {gamma, gamma, gamma};
+    cmsHPROFILE profile = cmsCreateRGBProfile(&white, &p3, curves);
+    cmsFreeToneCurve(gamma);
+    cmsUInt32Number icc_size = 0;
+    cmsSaveProfileToMem(profile, NULL, &icc_size);
+    uint8_t *icc = malloc(icc_size);
+    cmsSaveProfileToMem(profile, icc, &icc_size);
+    cmsCloseProfile(profile);
+
+    uint8_t *jpeg = NULL;
+    size_t jpeg_size = 0;
+    ac_result result;
+    if (ac_jpeg_encode(rgb, width, height, 3, 90, 0, &jpeg, &jpeg_size, &result) == AC_OK) {
+        size_t chunks = (icc_size + 199) / 200, tagged_size = jpeg_size + chunks * 18 + icc_size;
+        uint8_t *tagged = malloc(tagged_size);
+        size_t at = 2;
+        memcpy(tagged, jpeg, 2);
+        for (size_t i = 0; i < chunks; i++) {
+            size_t piece = icc_size - i * 200 < 200 ? icc_size - i * 200 : 200, length = piece + 16;
+            const uint8_t head[4] = {0xFF, 0xE2, (uint8_t)(length >> 8), (uint8_t)length};
+            memcpy(tagged + at, head, 4);
+            memcpy(tagged + at + 4, "ICC_PROFILE\0", 12);
+            tagged[at + 16] = (uint8_t)(i + 1);
+            tagged[at + 17] = (uint8_t)chunks;
+            memcpy(tagged + at + 18, icc + i * 200, piece);
+            at += 18 + piece;
+        }
+        memcpy(tagged + at, jpeg + 2, jpeg_size - 2);
+        torture("jpeg with a Display P3 profile", tagged, at + jpeg_size - 2);
+        free(tagged);
+        ac_free(jpeg);
+    }
+    free(icc);
+
+    size_t ps_size = 0;
+    uint8_t *ps_cmyk = read_file("/usr/share/color/icc/ghostscript/ps_cmyk.icc", &ps_size);
+    for (int ycck = 0; ycck <= 1; ycck++) {
+        for (int tagged = 0; tagged <= 1; tagged++) {
+            uint8_t *file = NULL;
+            size_t size = 0;
+            cmyk_jpeg(rgb, width, height, ycck, tagged ? ps_cmyk : NULL, ps_size, &file, &size);
+            torture(ycck ? (tagged ? "ycck jpeg with a profile" : "ycck jpeg") : (tagged ? "cmyk jpeg with a profile" : "cmyk jpeg"),
+                    file, size);
+            free(file);
+        }
+    }
+    free(ps_cmyk);
+}
+
 int main(void) {
     const int width = 97, height = 61;
     uint8_t *rgb = malloc((size_t)width * height * 3), *rgba = malloc((size_t)width * height * 4);
     picture(rgb, width, height, 3);
     picture(rgba, width, height, 4);
+    standard_cmyk = read_file("/usr/share/color/icc/ghostscript/default_cmyk.icc", &standard_cmyk_size);
+    torture_color(rgb, width, height);
     struct { const char *name; encoder encode; int channels; int quality; } cases[] = {
         {"jpeg", jpeg_baseline, 3, 90}, {"progressive jpeg", jpeg_progressive, 3, 90},
         {"png rgb", png_encode, 3, 0}, {"png rgba", png_encode, 4, 0},
@@ -169,7 +308,7 @@ int main(void) {
                 bomb[bomb_size - 2] = 0xFF; bomb[bomb_size - 1] = 0xD9;
                 size_t capacity = (size_t)width * height * 3;
                 uint8_t *target = malloc(capacity);
-                int code = ac_jpeg_decode_into(bomb, bomb_size, 8, 50000000ULL, 100, target, capacity, &result);
+                int code = ac_jpeg_decode_into(bomb, bomb_size, 8, 50000000ULL, 100, NULL, 0, target, capacity, &result);
                 if (code != AC_TOO_LARGE && (bombs[b].only_scan_limit || code != AC_CORRUPT)) {
                     fprintf(stderr, "FAIL %s: not refused by the scan limit (%d %s)\n", bombs[b].name, result.code, result.message);
                     failures++;
@@ -195,6 +334,7 @@ int main(void) {
     }
     free(rgb);
     free(rgba);
+    free(standard_cmyk);
     printf("codec check: %llu decoder calls on valid, cut, corrupted and hostile files; %d failure(s)\n", calls, failures);
     fflush(stdout);
     return failures == 0 ? 0 : 1;

@@ -4,15 +4,17 @@
 //
 // Each input goes through the production path: the header probe, the limits the Swift side
 // checks (ImageLimits: 50 MP, 20000 px a side), then a decode into a buffer of exactly the size
-// the probe promised. Besides the sanitizers' findings, a broken promise aborts (and so counts
-// as a crash): a decode that succeeds must produce the probed size and channels, a decode into
-// a buffer that is too small must refuse, and a file the probe refused must not decode.
+// the probe promised, then the colour carrier and the transform to sRGB over the decoded rows.
+// Besides the sanitizers' findings, a broken promise aborts (and so counts as a crash): a decode
+// that succeeds must produce the probed size and channels, a decode into a buffer that is too
+// small must refuse, and a file the probe refused must not decode.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atelier_codecs.h"
+#include "atelier_color.h"
 
 #define MAX_PIXELS 50000000ULL  // ImageLimits.maxPixels
 #define MAX_SIDE 20000          // ImageLimits.maxDimension
@@ -40,7 +42,7 @@ static int probe(const uint8_t *data, size_t size, ac_result *result) {
 
 static int decode(const uint8_t *data, size_t size, int eighths, uint8_t *target, size_t capacity, ac_result *result) {
 #if defined(AC_FUZZ_JPEG)
-    return ac_jpeg_decode_into(data, size, eighths, MAX_PIXELS, MAX_SCANS, target, capacity, result);
+    return ac_jpeg_decode_into(data, size, eighths, MAX_PIXELS, MAX_SCANS, NULL, 0, target, capacity, result);
 #elif defined(AC_FUZZ_PNG)
     (void)eighths;
     return ac_png_decode_into(data, size, MAX_PIXELS, target, capacity, result);
@@ -50,6 +52,18 @@ static int decode(const uint8_t *data, size_t size, int eighths, uint8_t *target
 #else
     (void)eighths;
     return ac_webp_decode_into(data, size, MAX_PIXELS, target, capacity, result);
+#endif
+}
+
+static int color(const uint8_t *data, size_t size, ac_color_source *source) {
+#if defined(AC_FUZZ_JPEG)
+    return ac_jpeg_color(data, size, source);
+#elif defined(AC_FUZZ_PNG)
+    return ac_png_color(data, size, source);
+#elif defined(AC_FUZZ_HEIC)
+    return ac_heif_color(data, size, source);
+#else
+    return ac_webp_color(data, size, source);
 #endif
 }
 
@@ -87,6 +101,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         volatile uint8_t sink = 0;
         for (size_t i = 0; i < capacity; i += 4096) sink ^= target[i];
         (void)sink;
+        // The colour path as ImageCodec takes it: the carrier, then the transform over every row.
+        if (!result.color_done) {
+            ac_color_source source;
+            char note[160], description[64];
+            color(data, size, &source);
+            ac_color_transform *transform = ac_color_prepare(&source, result.channels, note, description);
+            ac_color_apply(transform, target, result.width, result.height);
+            ac_color_release(transform);
+            ac_color_source_free(&source);
+        }
     } else if (code != AC_CORRUPT && code != AC_TOO_LARGE && code != AC_NO_MEMORY && code != AC_UNSUPPORTED) {
         broken("an unknown result code", &result);
     }

@@ -28,15 +28,29 @@ public enum ImageCodec {
         return info
     }
 
-    /// Decodes JPEG (to RGB), PNG, HEIC and WebP (RGB, or RGBA when the file has alpha), upright:
-    /// a JPEG's EXIF orientation is applied unless `applyOrientation` is false; HEIC comes
-    /// upright from libheif (its own rotation applied, EXIF never applied twice).
+    /// Decodes JPEG (to RGB), PNG, HEIC and WebP (RGB, or RGBA when the file has alpha), upright
+    /// and in sRGB: a JPEG's EXIF orientation is applied unless `applyOrientation` is false; HEIC
+    /// comes upright from libheif (its own rotation applied, EXIF never applied twice). Colour:
+    /// see ``decodeReporting(_:limits:minimumLongSide:applyOrientation:manageColor:)``.
     ///
     /// `minimumLongSide`: a JPEG may be decoded smaller, in the DCT domain (k/8 of its size,
     /// much faster than decoding in full and resizing), as long as its long side stays at least
     /// this. Other formats always decode in full.
     public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
-                              applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
+                              applyOrientation: Bool = true, manageColor: Bool = true) throws(ImageError) -> PixelBuffer {
+        try decodeReporting(bytes, limits: limits, minimumLongSide: minimumLongSide, applyOrientation: applyOrientation,
+                            manageColor: manageColor).image
+    }
+
+    /// ``decode(_:limits:minimumLongSide:applyOrientation:manageColor:)`` with what it did about
+    /// colour. The embedded profile (JPEG APP2, PNG iCCP or sRGB, WebP ICCP, HEIF `colr` ICC or
+    /// nclx) is honoured: pixels are transformed to sRGB (perceptual intent); untagged images are
+    /// sRGB. CMYK and YCCK JPEGs are converted through their profile, or the standard CMYK profile.
+    /// HDR HEIC (PQ, HLG) is tone-mapped to SDR. A damaged profile is ignored with a note in the
+    /// report, never an error. `manageColor: false` leaves RGB pixels as the file stores them
+    /// (CMYK and HDR are still converted: they have no other 8-bit RGB reading).
+    public static func decodeReporting(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
+                                       applyOrientation: Bool = true, manageColor: Bool = true) throws(ImageError) -> DecodedImage {
         let (format, header) = try readHeader(bytes, limits: limits)
         var eighths = 8
         if format == .jpeg, let minimumLongSide, minimumLongSide > 0 {
@@ -44,7 +58,7 @@ public enum ImageCodec {
             while eighths > 1, long * (eighths - 1) / 8 >= minimumLongSide { eighths -= 1 }
         }
         return try decode(bytes, format: format, header: header, limits: limits, jpegEighths: eighths,
-                          applyOrientation: applyOrientation)
+                          applyOrientation: applyOrientation, manageColor: manageColor)
     }
 
     /// A JPEG decoded at 1/`denominator` of its size (2, 4 or 8) in the DCT domain.
@@ -52,7 +66,7 @@ public enum ImageCodec {
                               applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
         let (format, header) = try readHeader(bytes, limits: limits)
         return try decode(bytes, format: format, header: header, limits: limits, jpegEighths: 8 / max(1, min(8, denominator)),
-                          applyOrientation: applyOrientation)
+                          applyOrientation: applyOrientation, manageColor: true).image
     }
 
     /// The C probe: size and channels from the header, and the checks that see a file cut short.
@@ -76,7 +90,7 @@ public enum ImageCodec {
     /// peaks at its pixels, not twice them). HEIC is the exception inside C: libheif decodes into
     /// its own image, whose rows are copied once into this buffer.
     private static func decode(_ bytes: [UInt8], format: ImageFormat, header: ac_result, limits: ImageLimits,
-                               jpegEighths: Int, applyOrientation: Bool) throws(ImageError) -> PixelBuffer {
+                               jpegEighths: Int, applyOrientation: Bool, manageColor: Bool) throws(ImageError) -> DecodedImage {
         try limits.check(width: Int(header.source_width), height: Int(header.source_height))
         let k = format == .jpeg ? max(1, min(8, jpegEighths)) : 8
         let width = (Int(header.source_width) * k + 7) / 8, height = (Int(header.source_height) * k + 7) / 8
@@ -85,12 +99,15 @@ public enum ImageCodec {
         let maxPixels = UInt64(limits.maxPixels), maxScans = Int32(limits.maxScans)
         var result = ac_result()
         var code: Int32 = 0
-        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { target, initialized in
+        let cmyk = StandardCMYKProfile.bytes ?? []
+        var pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { target, initialized in
             code = bytes.withUnsafeBufferPointer { source in
                 switch format {
                 case .jpeg:
-                    return ac_jpeg_decode_into(source.baseAddress, source.count, Int32(k), maxPixels, maxScans,
-                                               target.baseAddress, target.count, &result)
+                    return cmyk.withUnsafeBufferPointer { profile in
+                        ac_jpeg_decode_into(source.baseAddress, source.count, Int32(k), maxPixels, maxScans,
+                                            profile.baseAddress, profile.count, target.baseAddress, target.count, &result)
+                    }
                 case .png:
                     return ac_png_decode_into(source.baseAddress, source.count, maxPixels, target.baseAddress, target.count, &result)
                 case .heic:
@@ -106,8 +123,22 @@ public enum ImageCodec {
         guard Int(result.width) == width, Int(result.height) == height, Int(result.channels) == channels else {
             throw .damaged(format)
         }
+        var color = ColorReport()
+        if result.color_done != 0 {
+            color.converted = true
+            color.source = result.tone_mapped != 0 ? "HDR" : "CMYK"
+            color.toneMapped = result.tone_mapped != 0
+            if color.toneMapped {
+                color.notes.append("an HDR image (PQ or HLG): tone-mapped to SDR (an HDR gain map, if any, is not applied)")
+            }
+            let note = withUnsafeBytes(of: result.note) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            if !note.isEmpty { color.notes.append(note) }
+        } else if manageColor {
+            color = ColorManagement.convertToSRGB(&pixels, width: width, height: height, channels: channels, file: bytes, format: format)
+        }
         let image = PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
-        return format == .jpeg && applyOrientation ? image.oriented(ExifOrientation.read(jpeg: bytes)) : image
+        return DecodedImage(image: format == .jpeg && applyOrientation ? image.oriented(ExifOrientation.read(jpeg: bytes)) : image,
+                            color: color)
     }
 
     private static func sniff(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> ImageFormat {
@@ -119,7 +150,8 @@ public enum ImageCodec {
         return format
     }
 
-    /// JPEG (alpha dropped), optimised Huffman tables, no metadata; baseline unless `progressive`.
+    /// JPEG (alpha dropped), optimised Huffman tables, baseline unless `progressive`; RGB is tagged
+    /// sRGB (an ICC profile, ~600 bytes), nothing else is written.
     public static func encodeJPEG(_ image: PixelBuffer, quality: Int = 90, progressive: Bool = false) throws(ImageError) -> [UInt8] {
         let source = image.channels == 4 ? image.droppingAlpha() : image
         guard source.channels == 3 || source.channels == 1 else { throw .unsupportedFormat("JPEG takes RGB or gray pixels") }
@@ -131,7 +163,7 @@ public enum ImageCodec {
         }
     }
 
-    /// PNG of RGB or RGBA pixels, no metadata.
+    /// PNG of RGB or RGBA pixels, tagged sRGB (an sRGB chunk), no other metadata.
     public static func encodePNG(_ image: PixelBuffer) throws(ImageError) -> [UInt8] {
         guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("PNG encoding takes RGB or RGBA pixels") }
         return try encode { out, size, result in
@@ -142,7 +174,7 @@ public enum ImageCodec {
         }
     }
 
-    /// WebP of RGB or RGBA pixels: lossy at `quality` 0…100, or lossless.
+    /// WebP of RGB or RGBA pixels: lossy at `quality` 0…100, or lossless; tagged sRGB (an ICCP chunk).
     public static func encodeWebP(_ image: PixelBuffer, quality: Int = 90, lossless: Bool = false) throws(ImageError) -> [UInt8] {
         guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("WebP encoding takes RGB or RGBA pixels") }
         return try encode { out, size, result in
@@ -154,7 +186,7 @@ public enum ImageCodec {
     }
 
     /// HEIC (HEVC via x265) of RGB or RGBA pixels at `quality` 0…100. `orientation` is stored
-    /// as the file's own transform (irot/imir boxes), as an iPhone does.
+    /// as the file's own transform (irot/imir boxes), as an iPhone does; tagged sRGB (nclx).
     public static func encodeHEIC(_ image: PixelBuffer, quality: Int = 90, orientation: ExifOrientation = .up) throws(ImageError) -> [UInt8] {
         guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("HEIC encoding takes RGB or RGBA pixels") }
         return try encode { out, size, result in
@@ -181,7 +213,7 @@ public enum ImageCodec {
     /// Turns a C result into an ``ImageError``. A damaged or truncated file is always
     /// ``ImageError/damaged(_:)``: the C message may quote the library (libjpeg's "Premature end
     /// of JPEG file", libheif's box names), which is not for clients. The other refusals carry
-    /// the C layer's own words (sizes, "CMYK JPEGs are not supported").
+    /// the C layer's own words (sizes, "an animated WebP").
     private static func check(_ code: Int32, _ result: ac_result, _ format: ImageFormat?) throws(ImageError) {
         guard code != Int32(AC_OK) else { return }
         let message = withUnsafeBytes(of: result.message) { raw in

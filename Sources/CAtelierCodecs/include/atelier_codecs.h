@@ -25,7 +25,7 @@ enum {
     AC_CORRUPT = 1,     // not a valid file of that format (or truncated beyond repair)
     AC_TOO_LARGE = 2,   // over the pixel or scan limit
     AC_NO_MEMORY = 3,
-    AC_UNSUPPORTED = 4, // valid but not something we decode (e.g. CMYK JPEG)
+    AC_UNSUPPORTED = 4, // valid but not something we decode (e.g. an animated WebP)
 };
 
 typedef struct {
@@ -35,12 +35,16 @@ typedef struct {
     int source_width;   // as the header says
     int source_height;
     int channels;       // of the decoded pixels: 3 (RGB) or 4 (RGBA); a probe says what a decode gives
+    int color_done;     // the decoder already gave sRGB (a CMYK JPEG converted, an HDR HEIC tone-mapped):
+                        // no colour conversion after it
+    int tone_mapped;    // an HDR HEIC (PQ or HLG) tone-mapped to 8-bit SDR
+    char note[160];     // what the decode could not honour, for the job's log (a CMYK profile ignored)
     char message[200];
 } ac_result;
 
 // Probes read only the header: format validity, the size (width/height = source size) and the
 // channels a decode gives. Nothing is decoded and no pixel memory allocated. AC_UNSUPPORTED for
-// a valid file we would refuse to decode (CMYK JPEG, animated WebP).
+// a valid file we would refuse to decode (an animated WebP).
 int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result);
 int ac_png_probe(const uint8_t *data, size_t size, ac_result *result);
 int ac_heif_probe(const uint8_t *data, size_t size, ac_result *result);
@@ -49,12 +53,15 @@ int ac_webp_probe(const uint8_t *data, size_t size, ac_result *result);
 // JPEG → RGB8 (3 bytes per pixel, rows packed), decoded straight into `target` (`capacity`
 // bytes; it must hold ceil(width·k/8) × ceil(height·k/8) × 3). `scale_eighths` k ∈ 1…8:
 // DCT-domain scaling to k/8 of the size during decode (8 = full size). `max_scans` bounds
-// progressive scans (decompression bombs).
+// progressive scans (decompression bombs). A CMYK or YCCK JPEG is converted to sRGB while it is
+// decoded, through its own ICC profile or `cmyk_profile` (a standard CMYK profile; may be NULL),
+// and says so in `color_done` (and in `note` when a profile was missing or broken).
 int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
+                        const uint8_t *cmyk_profile, size_t cmyk_profile_size,
                         uint8_t *target, size_t capacity, ac_result *result);
 
 // RGB8 (channels 3) or gray (channels 1) → JPEG at `quality` 1…100, baseline or progressive.
-// No metadata written.
+// RGB is tagged sRGB (an ICC profile in APP2); nothing else is written.
 int ac_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int progressive,
                    uint8_t **out, size_t *out_size, ac_result *result);
 
@@ -64,7 +71,7 @@ int ac_jpeg_encode(const uint8_t *pixels, int width, int height, int channels, i
 int ac_png_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
                        uint8_t *target, size_t capacity, ac_result *result);
 
-// RGBA8 (channels 4) or RGB8 (channels 3) → PNG.
+// RGBA8 (channels 4) or RGB8 (channels 3) → PNG, tagged sRGB (an sRGB chunk, libpng's simplified writer).
 int ac_png_encode(const uint8_t *pixels, int width, int height, int channels,
                   uint8_t **out, size_t *out_size, ac_result *result);
 
@@ -74,7 +81,7 @@ int ac_png_encode(const uint8_t *pixels, int width, int height, int channels,
 int ac_heif_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
                         uint8_t *target, size_t capacity, ac_result *result);
 // RGB8/RGBA8 → HEIC (HEVC via x265) at `quality` 0…100; `orientation` 1…8 (EXIF numbering)
-// is written as irot/imir boxes, so a decoder shows the pixels turned that way.
+// is written as irot/imir boxes, so a decoder shows the pixels turned that way. Tagged sRGB (nclx).
 int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int orientation,
                    uint8_t **out, size_t *out_size, ac_result *result);
 
@@ -82,7 +89,7 @@ int ac_heif_encode(const uint8_t *pixels, int width, int height, int channels, i
 // decoded straight into `target` (`capacity` bytes ≥ width × height × channels).
 int ac_webp_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
                         uint8_t *target, size_t capacity, ac_result *result);
-// RGB8/RGBA8 → WebP, lossy at `quality` 0…100, lossless when `quality` > 100.
+// RGB8/RGBA8 → WebP, lossy at `quality` 0…100, lossless when `quality` > 100; tagged sRGB (an ICCP chunk).
 int ac_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
                    uint8_t **out, size_t *out_size, ac_result *result);
 
