@@ -294,12 +294,13 @@ int ac_heif_color(const uint8_t *data, size_t size, ac_color_source *source) {
             source->icc_size = icc_size;
         }
     }
+    // libheif may allocate the profile and still answer an error: free it either way.
     struct heif_color_profile_nclx *nclx = NULL;
     if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
         source->nclx_primaries = nclx->color_primaries;
         source->nclx_transfer = nclx->transfer_characteristics;
-        heif_nclx_color_profile_free(nclx);
     }
+    if (nclx != NULL) heif_nclx_color_profile_free(nclx);
     ac_heif_close(context, handle);
     return AC_OK;
 }

@@ -157,6 +157,16 @@ final class ColorManagementTests: XCTestCase {
         }
     }
 
+    func testProfilesFoundByTheFuzzerDecode() throws {
+        // Profiles whose curves evaluate to NaN: the kernel once used NaN as a table index.
+        let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fuzz/regressions")
+        for name in ["jpeg/crash-e3f53137fdab597daa67835df37277563cf99afe", "webp/crash-5a5b493a233c1d96c9df388d4cf20789751c79b2"] {
+            let bytes = [UInt8](try Data(contentsOf: fuzz.appendingPathComponent(name)))
+            let decoded = try ImageCodec.decodeReporting(bytes)
+            XCTAssertTrue(decoded.color.converted, name)  // through the matrix-shaper kernel; ./ops/fuzz replays it under ASan
+        }
+    }
+
     // MARK: CMYK
 
     static func standardCMYK() throws -> [UInt8] {

@@ -6,7 +6,9 @@ import json
 import sys
 
 STYLES = ["cartoon", "sketch", "watercolor", "pop_art", "comic"]
-OPS = ["decode", "pipeline"] + [f"style:{s}" for s in STYLES] + [f"stylize:{s}" for s in STYLES]
+OPS = (["decode", "pipeline"] + [f"style:{s}" for s in STYLES] + [f"stylize:{s}" for s in STYLES]
+       + ["color:transform"] + [f"color:stylize:{s}" for s in STYLES])
+COLOR_SHARE = 0.10        # color:transform (12 MP) ≤ 10 % of stylize:* at threads=2
 PEERS = ["djpeg", "pillow", "pyvips", "opencv"]
 STYLIZE_BUDGET_MS = 500   # stylize:* at threads=2
 DECODE_VS_DJPEG = 1.2     # decode at threads=1
@@ -78,6 +80,16 @@ def main(path):
             checks.append((f"style:{style}, threads={threads}", None if r is None else r < 1,
                            f"atelier/opencv {fmt_ratio(r)}"))
     goal("every style:* faster than its OpenCV counterpart (ratio < 1)", checks)
+    checks = []
+    transform = get("atelier", "color:transform", 2)
+    for style in STYLES:
+        job = get("atelier", f"stylize:{style}", 2)
+        share = ratio(transform, job)
+        extra = ratio(get("atelier", f"color:stylize:{style}", 2), job)
+        checks.append((f"stylize:{style}", None if share is None else share <= COLOR_SHARE,
+                       f"transform {ms(transform)} ms / job {ms(job)} ms = {fmt_ratio(share)}; "
+                       f"the job on the P3 photo / on the untagged one {fmt_ratio(extra)}"))
+    goal(f"color:transform of the 12 MP photo ≤ {COLOR_SHARE:.0%} of each stylize:* at threads=2", checks)
 
     errors = [row for row in rows if row.get("error")]
     if errors:

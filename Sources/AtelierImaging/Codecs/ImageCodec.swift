@@ -69,6 +69,14 @@ public enum ImageCodec {
                           applyOrientation: applyOrientation, manageColor: true).image
     }
 
+    /// Transforms `image` — `file` decoded with `manageColor: false` — to sRGB through the profile
+    /// `file` declares, as a managed decode does right after its decoder. For benchmarks and tools.
+    public static func convertToSRGB(_ image: inout PixelBuffer, declaredIn file: [UInt8]) -> ColorReport {
+        guard let format = ImageFormat.sniff(file), image.channels == 3 || image.channels == 4 else { return ColorReport() }
+        return ColorManagement.convertToSRGB(&image.pixels, width: image.width, height: image.height, channels: image.channels,
+                                             file: file, format: format)
+    }
+
     /// The C probe: size and channels from the header, and the checks that see a file cut short.
     private static func readHeader(_ bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> (ImageFormat, ac_result) {
         let format = try sniff(bytes, limits: limits)

@@ -6,6 +6,8 @@ import Foundation
 /// JSON lines (`system`, `op`, `threads`, `runs`, `median_ms`, `min_ms`, `width`, `height`).
 struct ImageBench {
     let photo: [UInt8]
+    /// The same photo tagged Display P3 (an ICC profile in APP2), for the `color` ops.
+    var colorPhoto: [UInt8]? = nil
     let threads: Int
     let runs: Int
     /// The stylize job's long side.
@@ -60,6 +62,24 @@ struct ImageBench {
             let quarter = capped.resized(width: capped.width / 4, height: capped.height / 4)
             measure("filter:resize_up_4", note: "bilinear 512 → 2048", size: pixelSize) { quarter.resized(width: capped.width, height: capped.height) }
             measure("filter:kuwahara", note: "radius 11", size: pixelSize) { WatercolorStyle.kuwahara(capped, radius: 11) }
+        }
+        if ops.contains("color"), let colorPhoto {
+            // The transform alone on the full-size picture (in place, so each run transforms the
+            // previous run's output: the same work), then the stylize job on the tagged photo.
+            var full = try ImageCodec.decode(colorPhoto, applyOrientation: false, manageColor: false)
+            measure("color:transform", note: "ImageCodec.convertToSRGB: carrier read + cached lcms2 transform (perceptual, 8-bit) over bands of rows",
+                    size: { (_: ColorReport) in (full.width, full.height) }) {
+                ImageCodec.convertToSRGB(&full, declaredIn: colorPhoto)
+            }
+            for style in styles {
+                try measure("color:stylize:\(style.rawValue)", note: "stylize:\(style.rawValue) on the Display P3-tagged photo (the transform at 2048 px included)",
+                            size: { ($0.0, $0.1) }) { () throws -> (Int, Int) in
+                    let image = try ImageCodec.decode(colorPhoto, minimumLongSide: side).cappingLongSide(side)
+                    let styled = Stylizer.render(image, style: style, parameters: StyleParameters())
+                    _ = try ImageCodec.encodeJPEG(styled, quality: 90)
+                    return (styled.width, styled.height)
+                }
+            }
         }
         if ops.contains("stylize") {
             for style in styles {

@@ -146,16 +146,23 @@ struct ImageBenchCommand: ParsableCommand {
     @Option(help: "A JPEG photo (ops/bench/image uses a 13 MP one).") var photo: String
     @Option(help: "Cores the pixel kernels may use.") var threads = 2
     @Option(help: "Timed runs per measurement (after one warm-up).") var runs = 7
-    @Option(help: "Comma-separated: decode, pipeline, style, stylize.") var ops = "decode,pipeline,style,stylize"
+    @Option(help: "Comma-separated: decode, pipeline, style, stylize, color.") var ops = "decode,pipeline,style,stylize"
     @Option(help: "Comma-separated styles (default all).") var styles = StyleID.allCases.map(\.rawValue).joined(separator: ",")
+    @Option(help: "The photo tagged with a wide-gamut profile, for the color ops (ops/bench/image makes a Display P3 one).")
+    var colorPhoto: String?
 
     func run() throws {
         guard let data = FileManager.default.contents(atPath: photo) else { throw ValidationError("cannot read \(photo)") }
+        var tagged: [UInt8]?
+        if let colorPhoto {
+            guard let bytes = FileManager.default.contents(atPath: colorPhoto) else { throw ValidationError("cannot read \(colorPhoto)") }
+            tagged = [UInt8](bytes)
+        }
         let chosen = try styles.split(separator: ",").map { name -> StyleID in
             guard let style = StyleID(rawValue: String(name)) else { throw ValidationError("unknown style \(name)") }
             return style
         }
-        try ImageBench(photo: [UInt8](data), threads: max(1, threads), runs: max(1, runs))
+        try ImageBench(photo: [UInt8](data), colorPhoto: tagged, threads: max(1, threads), runs: max(1, runs))
             .run(styles: chosen, ops: Set(ops.split(separator: ",").map(String.init)))
     }
 }

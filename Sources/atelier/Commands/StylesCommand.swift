@@ -42,26 +42,32 @@ struct StylesCommand: AsyncParsableCommand {
             abstract: "A contact sheet: one row per photo — the photo, then each style.")
         @Option(help: "Width of each tile in pixels.") var tile = 256
         @Option(help: "Output file (.jpg or .png).") var out: String
-        @Argument(help: "Photos (JPEG or PNG).") var photos: [String]
+        @Flag(help: "Two rows per photo: its colour profile ignored (its numbers read as sRGB, as before Atelier managed colour), then honoured.")
+        var compareProfiles = false
+        @Argument(help: "Photos (JPEG, PNG, HEIC or WebP).") var photos: [String]
 
         func run() async throws {
             do {
-                let rows = try photos.map { path -> [PixelBuffer] in
-                    let photo = try StylesCommand.load(path).cappingLongSide(1024)
-                    let styled = StyleID.allCases.map { Stylizer.render(photo, style: $0, parameters: StyleParameters()) }
-                    return ([photo] + styled).map { $0.resized(width: tile, height: max(1, tile * $0.height / $0.width)) }
+                let readings = compareProfiles ? [false, true] : [true]
+                let rows = try photos.flatMap { path in
+                    try readings.map { manage -> [PixelBuffer] in
+                        let photo = try StylesCommand.load(path, manageColor: manage).cappingLongSide(1024)
+                        let styled = StyleID.allCases.map { Stylizer.render(photo, style: $0, parameters: StyleParameters()) }
+                        return ([photo] + styled).map { $0.resized(width: tile, height: max(1, tile * $0.height / $0.width)) }
+                    }
                 }
                 try StylesCommand.save(ContactSheet.compose(rows, gap: 4), to: out)
-                say("contact sheet: \(photos.count) photo(s) × original + \(StyleID.allCases.map(\.rawValue).joined(separator: ", ")) → \(out)")
+                say("contact sheet: \(photos.count) photo(s)\(compareProfiles ? " (profile ignored, then honoured)" : "") × original + "
+                    + "\(StyleID.allCases.map(\.rawValue).joined(separator: ", ")) → \(out)")
             } catch {
                 throw fail(error)
             }
         }
     }
 
-    static func load(_ path: String) throws -> PixelBuffer {
+    static func load(_ path: String, manageColor: Bool = true) throws -> PixelBuffer {
         guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
-        return try ImageCodec.decode([UInt8](data)).droppingAlpha()
+        return try ImageCodec.decode([UInt8](data), manageColor: manageColor).droppingAlpha()
     }
 
     static func save(_ image: PixelBuffer, to path: String) throws {

@@ -2,7 +2,7 @@
 """Measures the image peers (djpeg, Pillow, pyvips, OpenCV) for ops/bench/image.
 
     image_peers.py --photo PATH --threads N --runs R [--systems djpeg,pillow,pyvips,opencv]
-                   [--ops decode,pipeline,style,stylize]
+                   [--ops decode,pipeline,style,stylize,color] [--color-photo P3.jpg]
 
 Prints one JSON line per measurement on stdout (nothing else; progress goes to stderr), in the
 same format as `atelier bench image`:
@@ -11,6 +11,8 @@ same format as `atelier bench image`:
 Each measurement is 1 warm-up run, then R timed runs (time.perf_counter). A system that cannot
 be imported, or an op that fails, prints a line with "error" instead, and the others go on.
 --ops takes op families (style = all five style:<name>) or single ops (style:cartoon).
+color:transform (with --color-photo, the photo tagged Display P3): the ICC transform to sRGB alone
+on the decoded full-size picture — Pillow's ImageCms (lcms2) and libvips' icc_transform.
 """
 import argparse
 import json
@@ -104,7 +106,20 @@ def pillow_ops(args, data):
         im.save(out, "JPEG", quality=QUALITY)
         return out.getvalue()
     single = "single-threaded (threads not applicable)"
-    return f"{PIL.__version__} ({turbo} {features.version('jpg')})", {
+    color = {}
+    if args.color_photo:
+        from PIL import ImageCms
+        tagged = Image.open(args.color_photo)
+        tagged.load()
+        source = ImageCms.ImageCmsProfile(BytesIO(tagged.info["icc_profile"]))
+        transform = ImageCms.buildTransform(source, ImageCms.createProfile("sRGB"), "RGB", "RGB",
+                                            renderingIntent=ImageCms.Intent.PERCEPTUAL)
+        def transform_in_place():
+            ImageCms.applyTransform(tagged, transform, inPlace=True)
+            return tagged.size
+        color["color:transform"] = (transform_in_place, "ImageCms.applyTransform(im, P3→sRGB perceptual, inPlace=True) "
+                                                        f"on the decoded picture (transform built once; lcms2 {ImageCms.core.littlecms_version}); {single}")
+    return f"{PIL.__version__} ({turbo} {features.version('jpg')})", {**color,
         "decode": (decode, f"Image.open(BytesIO) + load(); {single}"),
         "pipeline": (pipeline, "draft('RGB', (2048,1536)) DCT-scaled decode to 2112×1584 + "
                                f"resize((2048,1536), LANCZOS) + save JPEG q90 to BytesIO; {single}"),
@@ -121,7 +136,15 @@ def pyvips_ops(args, data):
         thumb = pyvips.Image.thumbnail_buffer(data, LONG_SIDE)
         return thumb.write_to_buffer(".jpg", Q=QUALITY)
     threads = "VIPS_CONCURRENCY=threads; operation cache off"
-    return f"{pyvips.__version__} (libvips {pyvips.version(0)}.{pyvips.version(1)}.{pyvips.version(2)})", {
+    color = {}
+    if args.color_photo:
+        with open(args.color_photo, "rb") as f:
+            tagged = pyvips.Image.new_from_buffer(f.read(), "").copy_memory()
+        def transform():
+            return tagged.icc_transform("srgb", intent="perceptual").copy_memory()
+        color["color:transform"] = (transform, "decoded.icc_transform('srgb', intent='perceptual').copy_memory() "
+                                               f"(the embedded P3 profile; lcms2 inside libvips); {threads}")
+    return f"{pyvips.__version__} (libvips {pyvips.version(0)}.{pyvips.version(1)}.{pyvips.version(2)})", {**color,
         "decode": (decode, f"Image.new_from_buffer(b, '').copy_memory(); {threads}"),
         "pipeline": (pipeline, "Image.thumbnail_buffer(b, 2048) (shrink-on-load + lanczos3) + "
                                f"write_to_buffer('.jpg', Q=90); {threads}"),
@@ -226,6 +249,7 @@ def main():
     p.add_argument("--runs", type=int, required=True)
     p.add_argument("--systems", default="djpeg,pillow,pyvips,opencv")
     p.add_argument("--ops", default="decode,pipeline,style,stylize")
+    p.add_argument("--color-photo", default=None)
     args = p.parse_args()
     requested = args.ops.split(",")
     with open(args.photo, "rb") as f:
