@@ -71,6 +71,14 @@ struct ImageBench {
                     size: { (_: ColorReport) in (full.width, full.height) }) {
                 ImageCodec.convertToSRGB(&full, declaredIn: colorPhoto)
             }
+            // The job's own decode of the tagged photo (DCT-scaled, capped at 2048) with its profile
+            // honoured and ignored: the difference is what colour management adds to a job.
+            for (op, manage) in [("color:job_decode", true), ("color:job_decode_ignored", false)] {
+                try measure(op, note: "the stylize job's decode of the P3-tagged photo (k/8 DCT scale, cap 2048), profile \(manage ? "honoured" : "ignored")",
+                            size: pixelSize) {
+                    try ImageCodec.decode(colorPhoto, minimumLongSide: side, manageColor: manage).cappingLongSide(side)
+                }
+            }
             for style in styles {
                 try measure("color:stylize:\(style.rawValue)", note: "stylize:\(style.rawValue) on the Display P3-tagged photo (the transform at 2048 px included)",
                             size: { ($0.0, $0.1) }) { () throws -> (Int, Int) in
