@@ -9,11 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jpeglib.h>
-#include <lcms2.h>
-
 #include "atelier_codecs.h"
 #include "atelier_color.h"
+#include "atelier_color_fixtures.h"  // Tests/CAtelierColorFixtures: a P3 profile, CMYK JPEGs
 
 static uint8_t *standard_cmyk = NULL;  // Ghostscript's default CMYK profile, when installed
 static size_t standard_cmyk_size = 0;
@@ -148,47 +146,6 @@ static int png_encode(const uint8_t *p, int w, int h, int c, int q, uint8_t **ou
     return ac_png_encode(p, w, h, c, out, size, r);
 }
 
-// A CMYK (or YCCK) JPEG as Photoshop writes it (Adobe's APP14, inverted values), with `icc` in
-// APP2 when given. Made with libjpeg here, since Atelier never writes CMYK.
-static int cmyk_jpeg(const uint8_t *rgb, int width, int height, int ycck, const uint8_t *icc, size_t icc_size,
-                     uint8_t **out, size_t *out_size) {
-    struct jpeg_compress_struct encoder;
-    struct jpeg_error_mgr error;
-    unsigned char *destination = NULL;
-    unsigned long length = 0;
-    uint8_t *row = malloc((size_t)width * 4);
-    encoder.err = jpeg_std_error(&error);
-    jpeg_create_compress(&encoder);
-    jpeg_mem_dest(&encoder, &destination, &length);
-    encoder.image_width = (JDIMENSION)width;
-    encoder.image_height = (JDIMENSION)height;
-    encoder.input_components = 4;
-    encoder.in_color_space = JCS_CMYK;
-    jpeg_set_defaults(&encoder);
-    jpeg_set_colorspace(&encoder, ycck ? JCS_YCCK : JCS_CMYK);
-    jpeg_start_compress(&encoder, TRUE);
-    if (icc != NULL) jpeg_write_icc_profile(&encoder, icc, (unsigned int)icc_size);
-    while (encoder.next_scanline < encoder.image_height) {
-        const uint8_t *p = rgb + (size_t)encoder.next_scanline * (size_t)width * 3;
-        for (int x = 0; x < width; x++) {  // ink = 255 − light, K = the least ink; stored inverted
-            int c = 255 - p[x * 3], m = 255 - p[x * 3 + 1], y = 255 - p[x * 3 + 2];
-            int k = c < m ? (c < y ? c : y) : (m < y ? m : y);
-            row[x * 4] = (uint8_t)(255 - (c - k));
-            row[x * 4 + 1] = (uint8_t)(255 - (m - k));
-            row[x * 4 + 2] = (uint8_t)(255 - (y - k));
-            row[x * 4 + 3] = (uint8_t)(255 - k);
-        }
-        JSAMPROW rows[1] = {row};
-        jpeg_write_scanlines(&encoder, rows, 1);
-    }
-    jpeg_finish_compress(&encoder);
-    jpeg_destroy_compress(&encoder);
-    free(row);
-    *out = destination;
-    *out_size = length;
-    return AC_OK;
-}
-
 static uint8_t *read_file(const char *path, size_t *size) {
     FILE *file = fopen(path, "rb");
     if (file == NULL) return NULL;
@@ -204,19 +161,10 @@ static uint8_t *read_file(const char *path, size_t *size) {
 
 // Colour-tagged and CMYK files, each tortured like the others.
 static void torture_color(const uint8_t *rgb, int width, int height) {
-    // A Display P3 profile from lcms2, put into a JPEG of ours in APP2 chunks of 200 bytes (so
-    // cuts and flips land in the reassembly).
-    cmsCIExyY white = {0.3127, 0.3290, 1};
-    cmsCIExyYTRIPLE p3 = {{0.680, 0.320, 1}, {0.265, 0.690, 1}, {0.150, 0.060, 1}};
-    cmsToneCurve *gamma = cmsBuildGamma(NULL, 2.2);
-    cmsToneCurve *curves[3] = {gamma, gamma, gamma};
-    cmsHPROFILE profile = cmsCreateRGBProfile(&white, &p3, curves);
-    cmsFreeToneCurve(gamma);
-    cmsUInt32Number icc_size = 0;
-    cmsSaveProfileToMem(profile, NULL, &icc_size);
-    uint8_t *icc = malloc(icc_size);
-    cmsSaveProfileToMem(profile, icc, &icc_size);
-    cmsCloseProfile(profile);
+    // A Display P3 profile (lcms2), put into a JPEG of ours in APP2 chunks of 200 bytes (so cuts
+    // and flips land in the reassembly).
+    size_t icc_size = 0;
+    uint8_t *icc = acf_rgb_profile(12, "Display P3", &icc_size);
 
     uint8_t *jpeg = NULL;
     size_t jpeg_size = 0;
@@ -245,17 +193,28 @@ static void torture_color(const uint8_t *rgb, int width, int height) {
 
     size_t ps_size = 0;
     uint8_t *ps_cmyk = read_file("/usr/share/color/icc/ghostscript/ps_cmyk.icc", &ps_size);
+    // CMYK as Photoshop stores it (inverted): ink = 255 − light, K = the least ink.
+    uint8_t *cmyk = malloc((size_t)width * height * 4);
+    for (int i = 0; i < width * height; i++) {
+        int c = 255 - rgb[i * 3], m = 255 - rgb[i * 3 + 1], y = 255 - rgb[i * 3 + 2];
+        int k = c < m ? (c < y ? c : y) : (m < y ? m : y);
+        cmyk[i * 4] = (uint8_t)(255 - (c - k));
+        cmyk[i * 4 + 1] = (uint8_t)(255 - (m - k));
+        cmyk[i * 4 + 2] = (uint8_t)(255 - (y - k));
+        cmyk[i * 4 + 3] = (uint8_t)(255 - k);
+    }
     for (int ycck = 0; ycck <= 1; ycck++) {
         for (int tagged = 0; tagged <= 1; tagged++) {
             uint8_t *file = NULL;
             size_t size = 0;
-            cmyk_jpeg(rgb, width, height, ycck, tagged ? ps_cmyk : NULL, ps_size, &file, &size);
+            acf_jpeg_encode_cmyk(cmyk, width, height, ycck, tagged ? ps_cmyk : NULL, ps_size, &file, &size);
             torture(ycck ? (tagged ? "ycck jpeg with a profile" : "ycck jpeg") : (tagged ? "cmyk jpeg with a profile" : "cmyk jpeg"),
                     file, size);
             free(file);
         }
     }
     free(ps_cmyk);
+    free(cmyk);
 }
 
 int main(void) {
