@@ -13,6 +13,9 @@ COPY Package.swift ./
 COPY Sources ./Sources
 COPY Plugins ./Plugins
 COPY Migrations ./Migrations
+# Package.swift names test-only targets under Tests/ (custom paths SwiftPM checks even when
+# building one product), so they come along; only `atelier` is built.
+COPY Tests ./Tests
 RUN swift build -c release --product atelier \
  && cp "$(swift build -c release --show-bin-path)/atelier" /usr/local/bin/atelier
 
