@@ -23,7 +23,11 @@ enum ColorManagement {
         guard let transform = ac_color_prepare(&source, Int32(channels), &note, &description) else {
             let text = string(note)
             if !text.isEmpty { report.notes.append(text) }
-            if source.icc != nil, text.isEmpty, source.broken == 0 { report.source = sRGBSource(string(description)) }
+            if source.icc != nil, text.isEmpty, source.broken == 0 {
+                // Left alone: sRGB in all but its bytes, or a gray profile read as sRGB gray.
+                let name = string(description), srgb = ac_icc_is_srgb(source.icc, source.icc_size) != 0
+                report.source = "ICC: \(name.isEmpty ? "unnamed" : name)" + (srgb ? " (sRGB)" : " (read as sRGB)")
+            }
             return report
         }
         defer { ac_color_release(transform) }
@@ -49,8 +53,6 @@ enum ColorManagement {
         if source.srgb_chunk != 0 { return "sRGB" }
         return "untagged"
     }
-
-    private static func sRGBSource(_ name: String) -> String { name.isEmpty ? "sRGB" : "ICC: \(name) (sRGB)" }
 
     private static func string(_ characters: [CChar]) -> String {
         String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
