@@ -253,19 +253,23 @@ final class ColorManagementTests: XCTestCase {
         return Array(UnsafeBufferPointer(start: out, count: size))
     }
 
-    func testATenBitP3HEICDecodesUprightAtItsSizeAndInSRGB() throws {
+    func testTenAndTwelveBitP3HEICsDecodeUprightAtTheirSizeAndInSRGB() throws {
         let picture = CodecTests.picture(width: 64, height: 48)
-        // 10-bit samples: the 8-bit picture × 4 (+ 2, between two 8-bit steps).
-        let tenBit = picture.pixels.map { UInt16($0) * 4 + 2 }
-        let bytes = try heic(tenBit, 64, 48, depth: 10, primaries: 12, transfer: 13, orientation: .right)
-        XCTAssertEqual(try ImageCodec.probe(bytes), ImageInfo(format: .heic, width: 48, height: 64))
-        let stored = try ImageCodec.decode(bytes, manageColor: false)
-        let expected = picture.oriented(.right)
-        XCTAssertEqual([stored.width, stored.height, stored.channels], [48, 64, 3])
-        XCTAssertLessThan(CodecTests.meanAbsoluteError(stored, expected), 6.0, "the 10-bit picture, turned, in 8 bits")
-        let managed = try ImageCodec.decodeReporting(bytes)
-        XCTAssertTrue(managed.color.converted)
-        XCTAssertLessThanOrEqual(Self.maxDeltaE(try Self.lab(reference: Self.displayP3, stored.pixels), Self.lab(sRGB: managed.image.pixels)), 1.0)
+        for depth in [10, 12] {
+            // Deeper samples: the 8-bit picture scaled up, plus half a step (between two 8-bit values).
+            let scale = UInt16(1 << (depth - 8))
+            let deep = picture.pixels.map { UInt16($0) * scale + scale / 2 }
+            let bytes = try heic(deep, 64, 48, depth: depth, primaries: 12, transfer: 13, orientation: .right)
+            XCTAssertEqual(try ImageCodec.probe(bytes), ImageInfo(format: .heic, width: 48, height: 64), "\(depth)-bit")
+            let stored = try ImageCodec.decode(bytes, manageColor: false)
+            let expected = picture.oriented(.right)
+            XCTAssertEqual([stored.width, stored.height, stored.channels], [48, 64, 3], "\(depth)-bit")
+            XCTAssertLessThan(CodecTests.meanAbsoluteError(stored, expected), 6.0, "the \(depth)-bit picture, turned, in 8 bits")
+            let managed = try ImageCodec.decodeReporting(bytes)
+            XCTAssertTrue(managed.color.converted, "\(depth)-bit")
+            XCTAssertLessThanOrEqual(Self.maxDeltaE(try Self.lab(reference: Self.displayP3, stored.pixels), Self.lab(sRGB: managed.image.pixels)),
+                                     1.0, "\(depth)-bit")
+        }
     }
 
     func testAGridHEICDecodesWholeUprightAndInSRGB() throws {

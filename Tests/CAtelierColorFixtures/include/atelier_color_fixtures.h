@@ -19,7 +19,7 @@ int acf_reference_lab(const uint8_t *icc, size_t size, int cmyk, const uint8_t *
 void acf_srgb_lab(const uint8_t *rgb, int count, double *lab);
 
 // HEIC through libheif and x265: `pixels` RGB, 16 bits a sample holding `bit_depth`-bit values
-// (8 or 10); tagged with nclx (`primaries`/`transfer` non-zero) and/or an ICC profile; `orientation`
+// (8, 10 or 12); tagged with nclx (`primaries`/`transfer` non-zero) and/or an ICC profile; `orientation`
 // 1…8 (EXIF numbering) written as irot/imir.
 int acf_heif_encode(const uint16_t *pixels, int width, int height, int bit_depth, int primaries, int transfer, int orientation,
                     const uint8_t *icc, size_t icc_size, uint8_t **out, size_t *out_size);
