@@ -509,6 +509,7 @@ let package = Package(
                 "AtelierImaging",
                 "AtelierEmbeddings",
                 "AtelierTestSupport",
+                "CAtelierColorFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
