@@ -137,7 +137,7 @@ public enum ImageCodec {
             color.source = result.tone_mapped != 0 ? "HDR" : "CMYK"
             color.toneMapped = result.tone_mapped != 0
             if color.toneMapped {
-                color.notes.append("an HDR image (PQ or HLG): tone-mapped to SDR (an HDR gain map, if any, is not applied)")
+                color.notes.append("an HDR image (PQ or HLG transfer): tone-mapped to 8-bit SDR")
             }
             let note = withUnsafeBytes(of: result.note) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
             if !note.isEmpty { color.notes.append(note) }
