@@ -9,6 +9,7 @@
 #include <lcms2.h>
 
 #include "atelier_color.h"
+#include "heif_hdr.h"
 
 // A matrix-shaper source (an RGB profile made of three curves and a matrix, with no LUT for the
 // perceptual intent: Display P3, Adobe RGB, every nclx description) is transformed by our own
@@ -248,19 +249,55 @@ static int ac_colorant_matrix(cmsHPROFILE profile, double m[9]) {
     return 1;
 }
 
-// The kernel's tables for `profile`, or NULL when it is not a plain RGB matrix-shaper.
-static ac_matrix_shaper *ac_matrix_shaper_for(cmsHPROFILE profile) {
+// Linear RGB of a matrix-shaper `profile` → linear sRGB: the inverse of sRGB's colorant matrix
+// times the profile's (both adapted to D50).
+static int ac_linear_to_srgb(cmsHPROFILE profile, double matrix[9]) {
     pthread_once(&ac_srgb_once, ac_srgb_build);
-    if (cmsGetColorSpace(profile) != cmsSigRgbData || !cmsIsMatrixShaper(profile)
-        || cmsIsTag(profile, cmsSigAToB0Tag) || cmsIsTag(profile, cmsSigDToB0Tag)) return NULL;
     double source[9], srgb[9], inverse[9];
-    if (!ac_colorant_matrix(profile, source)) return NULL;
+    if (!ac_colorant_matrix(profile, source)) return 0;
     for (int c = 0; c < 3; c++) {
         srgb[c] = ac_srgb_colorants[c].X;
         srgb[3 + c] = ac_srgb_colorants[c].Y;
         srgb[6 + c] = ac_srgb_colorants[c].Z;
     }
-    if (!ac_invert3(srgb, inverse)) return NULL;
+    if (!ac_invert3(srgb, inverse)) return 0;
+    for (int row = 0; row < 3; row++) {
+        for (int col = 0; col < 3; col++) {
+            double sum = 0;
+            for (int k = 0; k < 3; k++) sum += inverse[row * 3 + k] * source[k * 3 + col];
+            matrix[row * 3 + col] = sum;
+        }
+    }
+    return 1;
+}
+
+int ac_nclx_linear_to_srgb(int primaries, double matrix[9], double luminance[3]) {
+    cmsCIExyYTRIPLE xyY;
+    cmsCIExyY white;
+    if (!ac_nclx_primaries(primaries == 0 || primaries == 2 ? 1 : primaries, &xyY, &white)) return 0;
+    cmsToneCurve *linear = cmsBuildGamma(NULL, 1.0);
+    if (linear == NULL) return 0;
+    cmsToneCurve *curves[3] = {linear, linear, linear};
+    cmsHPROFILE profile = cmsCreateRGBProfile(&white, &xyY, curves);
+    cmsFreeToneCurve(linear);
+    if (profile == NULL) return 0;
+    int ok = ac_linear_to_srgb(profile, matrix);
+    cmsCloseProfile(profile);
+    // Luminance (D65) of a source colour is that of its sRGB image: BT.709's weights through the matrix.
+    const double rec709[3] = {0.2126, 0.7152, 0.0722};
+    for (int col = 0; col < 3 && ok; col++) {
+        luminance[col] = rec709[0] * matrix[col] + rec709[1] * matrix[3 + col] + rec709[2] * matrix[6 + col];
+    }
+    return ok;
+}
+
+// The kernel's tables for `profile`, or NULL when it is not a plain RGB matrix-shaper.
+static ac_matrix_shaper *ac_matrix_shaper_for(cmsHPROFILE profile) {
+    pthread_once(&ac_srgb_once, ac_srgb_build);
+    if (cmsGetColorSpace(profile) != cmsSigRgbData || !cmsIsMatrixShaper(profile)
+        || cmsIsTag(profile, cmsSigAToB0Tag) || cmsIsTag(profile, cmsSigDToB0Tag)) return NULL;
+    double matrix[9];
+    if (!ac_linear_to_srgb(profile, matrix)) return NULL;
     const cmsTagSignature curves[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
     ac_matrix_shaper *shaper = malloc(sizeof *shaper);
     if (shaper == NULL) return NULL;
@@ -275,13 +312,7 @@ static ac_matrix_shaper *ac_matrix_shaper_for(cmsHPROFILE profile) {
             shaper->linear[c][v] = isfinite(linear) ? linear : 0.0f;
         }
     }
-    for (int row = 0; row < 3; row++) {
-        for (int col = 0; col < 3; col++) {
-            double sum = 0;
-            for (int k = 0; k < 3; k++) sum += inverse[row * 3 + k] * source[k * 3 + col];
-            shaper->matrix[row * 3 + col] = isfinite(sum) && fabs(sum) < 1e6 ? (float)sum : 0.0f;
-        }
-    }
+    for (int i = 0; i < 9; i++) shaper->matrix[i] = isfinite(matrix[i]) && fabs(matrix[i]) < 1e6 ? (float)matrix[i] : 0.0f;
     for (int i = 0; i <= AC_OUT_STEPS; i++) {
         double linear = (double)i / AC_OUT_STEPS;
         double encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055;

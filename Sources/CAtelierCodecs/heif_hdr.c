@@ -6,6 +6,7 @@
 // a 1000 cd/m² display) per channel — an approximation of the luminance-based OOTF.
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "heif_hdr.h"
 
@@ -40,14 +41,14 @@ static uint8_t ac_srgb_encode(double linear) {
 
 void ac_hdr_to_srgb(const uint8_t *plane, size_t stride, int width, int height, int channels, int bits,
                     int transfer, int primaries, uint8_t *target) {
-    // Source primaries → sRGB (BT.709) primaries, in linear light; luminance weights of the source.
-    static const double bt2020[9] = {1.6605, -0.5876, -0.0728, -0.1246, 1.1329, -0.0083, -0.0182, -0.1006, 1.1187};
-    static const double p3[9] = {1.2249, -0.2247, 0, -0.0420, 1.0419, 0, -0.0197, -0.0786, 1.0979};
-    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    const double *matrix = primaries == 9 ? bt2020 : primaries == 12 || primaries == 11 ? p3 : identity;
-    const double weights[3] = {primaries == 9 ? 0.2627 : primaries == 12 || primaries == 11 ? 0.2290 : 0.2126,
-                               primaries == 9 ? 0.6780 : primaries == 12 || primaries == 11 ? 0.6917 : 0.7152,
-                               primaries == 9 ? 0.0593 : primaries == 12 || primaries == 11 ? 0.0793 : 0.0722};
+    // Source primaries → sRGB primaries in linear light, and the source's luminance weights
+    // (color.c, from the same primaries table as every nclx profile); unknown primaries: sRGB's.
+    double matrix[9], weights[3];
+    if (!ac_nclx_linear_to_srgb(primaries, matrix, weights) && !ac_nclx_linear_to_srgb(1, matrix, weights)) {
+        const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, rec709[3] = {0.2126, 0.7152, 0.0722};
+        memcpy(matrix, identity, sizeof matrix);
+        memcpy(weights, rec709, sizeof weights);
+    }
     int levels = 1 << bits;
     double *linear = malloc(sizeof(double) * (size_t)levels);   // code value → units of reference white
     uint8_t *encode = malloc(4097);                             // linear 0…1 in 4096 steps → sRGB

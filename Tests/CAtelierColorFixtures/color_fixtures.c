@@ -58,6 +58,19 @@ int acf_reference_lab(const uint8_t *icc, size_t size, int cmyk, const uint8_t *
     return ok;
 }
 
+int acf_lcms_8bit(const uint8_t *icc, size_t size, uint8_t *pixels, int count) {
+    cmsHPROFILE source = cmsOpenProfileFromMem(icc, (cmsUInt32Number)size), srgb = cmsCreate_sRGBProfile();
+    cmsHTRANSFORM transform = source == NULL ? NULL
+        : cmsCreateTransform(source, TYPE_RGB_8, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, 0);
+    if (transform != NULL) {
+        cmsDoTransform(transform, pixels, pixels, (cmsUInt32Number)count);
+        cmsDeleteTransform(transform);
+    }
+    if (source != NULL) cmsCloseProfile(source);
+    cmsCloseProfile(srgb);
+    return transform != NULL;
+}
+
 void acf_srgb_lab(const uint8_t *rgb, int count, double *lab) {
     cmsHPROFILE srgb = cmsCreate_sRGBProfile(), lab_profile = cmsCreateLab4Profile(NULL);
     cmsHTRANSFORM to_lab = cmsCreateTransform(srgb, TYPE_RGB_DBL, lab_profile, TYPE_Lab_DBL, INTENT_RELATIVE_COLORIMETRIC,

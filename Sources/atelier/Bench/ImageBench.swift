@@ -63,11 +63,18 @@ struct ImageBench {
             measure("filter:resize_up_4", note: "bilinear 512 → 2048", size: pixelSize) { quarter.resized(width: capped.width, height: capped.height) }
             measure("filter:kuwahara", note: "radius 11", size: pixelSize) { WatercolorStyle.kuwahara(capped, radius: 11) }
         }
+        /// The stylize job without storage: decode → cap 2048 → style → JPEG q90; the result's size.
+        func stylizeJob(_ bytes: [UInt8], _ style: StyleID) throws -> (Int, Int) {
+            let image = try ImageCodec.decode(bytes, minimumLongSide: side).cappingLongSide(side)
+            let styled = Stylizer.render(image, style: style, parameters: StyleParameters())
+            _ = try ImageCodec.encodeJPEG(styled, quality: 90)
+            return (styled.width, styled.height)
+        }
         if ops.contains("color"), let colorPhoto {
             // The transform alone on the full-size picture (in place, so each run transforms the
             // previous run's output: the same work), then the stylize job on the tagged photo.
             var full = try ImageCodec.decode(colorPhoto, applyOrientation: false, manageColor: false)
-            measure("color:transform", note: "ImageCodec.convertToSRGB: carrier read + cached lcms2 transform (perceptual, 8-bit) over bands of rows",
+            measure("color:transform", note: "ImageCodec.convertToSRGB: carrier read + the cached transform (the matrix-shaper kernel for this P3 profile) over bands of rows",
                     size: { (_: ColorReport) in (full.width, full.height) }) {
                 ImageCodec.convertToSRGB(&full, declaredIn: colorPhoto)
             }
@@ -81,23 +88,13 @@ struct ImageBench {
             }
             for style in styles {
                 try measure("color:stylize:\(style.rawValue)", note: "stylize:\(style.rawValue) on the Display P3-tagged photo (the transform at 2048 px included)",
-                            size: { ($0.0, $0.1) }) { () throws -> (Int, Int) in
-                    let image = try ImageCodec.decode(colorPhoto, minimumLongSide: side).cappingLongSide(side)
-                    let styled = Stylizer.render(image, style: style, parameters: StyleParameters())
-                    _ = try ImageCodec.encodeJPEG(styled, quality: 90)
-                    return (styled.width, styled.height)
-                }
+                            size: { ($0.0, $0.1) }) { try stylizeJob(colorPhoto, style) }
             }
         }
         if ops.contains("stylize") {
             for style in styles {
                 try measure("stylize:\(style.rawValue)", note: "the stylize job without storage: decode → cap 2048 → style → JPEG q90",
-                            size: { ($0.0, $0.1) }) { () throws -> (Int, Int) in
-                    let image = try ImageCodec.decode(photo, minimumLongSide: side).cappingLongSide(side)
-                    let styled = Stylizer.render(image, style: style, parameters: StyleParameters())
-                    _ = try ImageCodec.encodeJPEG(styled, quality: 90)
-                    return (styled.width, styled.height)
-                }
+                            size: { ($0.0, $0.1) }) { try stylizeJob(photo, style) }
             }
         }
     }

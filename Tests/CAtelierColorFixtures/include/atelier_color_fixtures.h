@@ -15,6 +15,9 @@ uint8_t *acf_rgb_profile(int primaries, const char *description, size_t *size);
 // as ink 0…255 = none…full) to sRGB with perceptual intent in double precision, clipped to 0…1,
 // then to CIELab (D50) in `lab` (3 doubles a pixel). 0 when the profile cannot be used.
 int acf_reference_lab(const uint8_t *icc, size_t size, int cmyk, const uint8_t *pixels, int count, double *lab);
+// lcms2's own optimised 8-bit transform (perceptual) of `count` RGB pixels through `icc` to sRGB,
+// in place. 0 when the profile cannot be used.
+int acf_lcms_8bit(const uint8_t *icc, size_t size, uint8_t *pixels, int count);
 // 8-bit sRGB → CIELab (D50), as lcms2 computes it.
 void acf_srgb_lab(const uint8_t *rgb, int count, double *lab);
 
