@@ -352,7 +352,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierImagingTests",
-            dependencies: ["AtelierImaging", "CAtelierColorFixtures"],
+            dependencies: ["AtelierImaging", "CAtelierCodecs", "CAtelierColorFixtures"],
             exclude: ["Fixtures"]
         ),
         // Colour test fixtures and lcms2's reference transform, written with lcms2, libheif and

@@ -23,7 +23,7 @@ enum {
 };
 
 #define MAX_REFERENCE_EDGES 4096
-#define MAX_EXTENTS 1024
+#define MAX_EXTENTS 32  // per item: libheif 1.15's own limit (it refuses the file past it)
 #define HEVC_SPS 33
 #define SPS_READ_BYTES 256  // far more than the fields up to the picture size can take
 
@@ -111,42 +111,46 @@ static int has_reference_loop(const uint8_t *data, span iref, int version) {
             else if (type == REF_AUXL) edges[count++] = (edge){to, from};
         }
     }
-    // Depth-first search over the edges sorted by their start, with an explicit stack: a back
-    // edge (to an item still on the stack) is a loop.
+    // Depth-first search over the items, with an explicit stack: an edge to an item still on
+    // the stack is a loop. Sorted by their start, an item's edges are one run, and the item is
+    // named by the index of its run's first edge; each item is entered once and each edge
+    // followed once, so the search is linear in the edges whatever their shape.
     qsort(edges, count, sizeof *edges, compare_edges);
-    unsigned char *state = calloc(count > 0 ? count : 1, 1);  // per edge: 0 new, 1 on the path, 2 done
-    size_t *stack = malloc(sizeof *stack * (count > 0 ? count : 1));
+    unsigned char *state = calloc(count > 0 ? count : 1, 1);  // per run start: 0 new, 1 on the path, 2 done
+    size_t *item = malloc(sizeof *item * (count > 0 ? count : 1));    // per level: the item's run start
+    size_t *cursor = malloc(sizeof *cursor * (count > 0 ? count : 1));  // per level: its next edge
     int loop = 0;
-    if (state == NULL || stack == NULL) count = 0;
+    if (state == NULL || item == NULL || cursor == NULL) count = 0;
     for (size_t start = 0; start < count && !loop; start++) {
-        if (state[start] != 0) continue;
+        if (state[start] != 0 || (start > 0 && edges[start].from == edges[start - 1].from)) continue;
         size_t depth = 0;
-        stack[depth++] = start;
+        item[depth] = start;
+        cursor[depth++] = start;
         state[start] = 1;
         while (depth > 0 && !loop) {
-            size_t current = stack[depth - 1], next = count;
-            // the first edge leaving this edge's target that is not finished
-            edge key = {edges[current].to, 0};
+            size_t level = depth - 1, e = cursor[level];
+            if (e >= count || edges[e].from != edges[item[level]].from) {
+                state[item[level]] = 2;  // every edge of this item followed
+                depth--;
+                continue;
+            }
+            cursor[level] = e + 1;
+            // the run of the edge's target, if it has edges of its own
+            edge key = {edges[e].to, 0};
             size_t low = 0, high = count;
             while (low < high) {
                 size_t mid = (low + high) / 2;
                 if (compare_edges(&edges[mid], &key) < 0) low = mid + 1; else high = mid;
             }
-            for (size_t e = low; e < count && edges[e].from == key.from; e++) {
-                if (state[e] == 1) { loop = 1; break; }
-                if (state[e] == 0) { next = e; break; }
-            }
-            if (loop) break;
-            if (next < count) {
-                state[next] = 1;
-                stack[depth++] = next;
-            } else {
-                state[current] = 2;
-                depth--;
-            }
+            if (low >= count || edges[low].from != key.from || state[low] == 2) continue;
+            if (state[low] == 1) { loop = 1; break; }
+            state[low] = 1;
+            item[depth] = low;
+            cursor[depth++] = low;
         }
     }
-    free(stack);
+    free(cursor);
+    free(item);
     free(state);
     free(edges);
     return loop;
@@ -292,13 +296,19 @@ static int read_locations(const uint8_t *data, span iloc, int version, locations
     return 1;
 }
 
-// The spans of an item's data, in order. 0 when they cannot all be followed in this file (too
+// The spans of an item's data, in order. SPANS_OUTSIDE when they cannot all be followed in this file (too
 // many, outside the file or past the end of 'idat' — where libheif 1.15 reads on into whatever
-// boxes follow — or a construction method this reader does not follow).
+// boxes follow — or a construction method this reader does not follow); SPANS_REPEAT when
+// together they are longer than the data they are cut from: an extent of length 0 means "to the
+// end", so 32 of them would make one item of 32 copies of the file, and every walk below would pay
+// for each copy. An item's data is at most its source's size, so reading it is linear in the file.
+enum { SPANS_OK, SPANS_OUTSIDE, SPANS_REPEAT };
+
 static int item_spans(const uint8_t *data, size_t size, span idat, const location *entry, span *spans, size_t *count) {
     *count = 0;
-    if (entry->method > 1 || entry->extent_count > MAX_EXTENTS) return 0;
+    if (entry->method > 1 || entry->extent_count > MAX_EXTENTS) return SPANS_OUTSIDE;
     span source = entry->method == 0 ? (span){0, size} : idat;
+    uint64_t room = source.end - source.start, total = 0;
     size_t at = entry->extents;
     for (uint32_t e = 0; e < entry->extent_count; e++) {
         at += (size_t)entry->index_size;
@@ -306,45 +316,72 @@ static int item_spans(const uint8_t *data, size_t size, span idat, const locatio
         at += (size_t)entry->offset_size;
         uint64_t length = be(data + at, entry->length_size);
         at += (size_t)entry->length_size;
-        uint64_t start = entry->base + offset, room = source.end - source.start;
-        if (start < entry->base || start > room) return 0;
+        uint64_t start = entry->base + offset;
+        if (start < entry->base || start > room) return SPANS_OUTSIDE;
         if (length == 0) length = room - start;  // to the end
-        if (length > room - start) return 0;
+        if (length > room - start) return SPANS_OUTSIDE;
+        total += length;
+        if (total > room) return SPANS_REPEAT;
         spans[(*count)++] = (span){source.start + (size_t)start, source.start + (size_t)(start + length)};
     }
-    return 1;
+    return SPANS_OK;
 }
 
-// Copies up to `wanted` bytes of an item's data from `position` on (the data may be split across
-// extents); returns how many there were.
-static size_t gather(const uint8_t *data, const span *spans, size_t count, size_t position, uint8_t *out, size_t wanted) {
-    size_t got = 0;
-    for (size_t i = 0; i < count && got < wanted; i++) {
-        size_t length = spans[i].end - spans[i].start;
-        if (position >= length) { position -= length; continue; }
-        size_t take = length - position < wanted - got ? length - position : wanted - got;
-        memcpy(out + got, data + spans[i].start + position, take);
+static int refuse_spans(ac_result *result, int verdict) {
+    return refuse(result, AC_CORRUPT, verdict == SPANS_REPEAT
+        ? "a HEIC image's data is longer than the file: its extents repeat the same bytes"
+        : "a HEIC image's data cannot be located in the file");
+}
+
+// Reads an item's data front to back across its spans: each byte is visited at most once per
+// walk, however the data is split.
+typedef struct {
+    const uint8_t *data;
+    const span *spans;
+    size_t count, index, offset;  // the current span, and the position in it
+} item_reader;
+
+// Copies up to `wanted` bytes from the reader's position without moving it; returns how many.
+static size_t peek(const item_reader *reader, uint8_t *out, size_t wanted) {
+    size_t got = 0, offset = reader->offset;
+    for (size_t i = reader->index; i < reader->count && got < wanted; i++, offset = 0) {
+        size_t length = reader->spans[i].end - reader->spans[i].start;
+        if (offset >= length) continue;
+        size_t take = length - offset < wanted - got ? length - offset : wanted - got;
+        memcpy(out + got, reader->data + reader->spans[i].start + offset, take);
         got += take;
-        position = 0;
     }
     return got;
 }
 
+// Moves the position on by `length` bytes (or to the end); returns how many it moved.
+static uint64_t skip(item_reader *reader, uint64_t length) {
+    uint64_t moved = 0;
+    while (reader->index < reader->count && moved < length) {
+        size_t left = reader->spans[reader->index].end - reader->spans[reader->index].start - reader->offset;
+        if (length - moved < left) {
+            reader->offset += (size_t)(length - moved);
+            return length;
+        }
+        moved += left;
+        reader->index++;
+        reader->offset = 0;
+    }
+    return moved;
+}
+
 // Every SPS in an item's data (4-byte length-prefixed NAL units, as libheif hands them to
-// libde265) must fit its 'ispe'.
+// libde265) must fit its 'ispe'. One pass: a unit's first bytes are peeked (at most
+// SPS_READ_BYTES, never more than the unit holds), then the reader skips the unit.
 static int item_data_fits(const uint8_t *data, const span *spans, size_t count, uint32_t width, uint32_t height) {
-    size_t total = 0;
-    for (size_t i = 0; i < count; i++) total += spans[i].end - spans[i].start;
+    item_reader reader = {data, spans, count, 0, 0};
     uint8_t prefix[4], nal[SPS_READ_BYTES];
-    for (size_t position = 0; total - position >= 4;) {
-        gather(data, spans, count, position, prefix, 4);
+    while (peek(&reader, prefix, 4) == 4) {
+        skip(&reader, 4);
         uint64_t length = be(prefix, 4);
-        position += 4;
-        size_t available = total - position < length ? total - position : (size_t)length;
-        size_t got = gather(data, spans, count, position, nal, available < sizeof nal ? available : sizeof nal);
+        size_t got = peek(&reader, nal, length < sizeof nal ? (size_t)length : sizeof nal);
         if (got >= 1 && ((nal[0] >> 1) & 63) == HEVC_SPS && !sps_fits(nal, got, width, height)) return 0;
-        if (length > total - position) break;
-        position += (size_t)length;
+        if (skip(&reader, length) < length) break;
     }
     return 1;
 }
@@ -394,6 +431,7 @@ static int derived_canvas(uint32_t type, const uint8_t *descriptor, size_t lengt
 
 typedef struct { uint32_t item, index; } association;  // an item and a 1-based 'ipco' index
 typedef struct { uint32_t item, type; } item_info;
+typedef struct { uint32_t width, height; int known; } fitted;
 
 static int compare_pairs(const void *a, const void *b) {
     const uint32_t *x = a, *y = b;  // both structs are two uint32_t: item first
@@ -413,7 +451,22 @@ typedef struct {
     item_info *items;
     size_t item_count;
     span *spans;
+    fitted *fits;           // per property: the size its 'hvcC' was last found to fit
+    uint64_t budget;        // bytes the checks may still read (see spend)
 } checker;
+
+// Every byte the checks read is paid from a budget of twice the file: a file's own images read
+// their data once and their configurations a few times, well within it, but items that share
+// their data, or a large 'hvcC' shared by thousands of items of different sizes, would make the
+// walk quadratic in the file. They are refused instead.
+static int spend(checker *c, uint64_t bytes, ac_result *result) {
+    if (bytes > c->budget) {
+        refuse(result, AC_CORRUPT, "the HEIC's images share their data or configuration: reading them would cost more than twice the file's size");
+        return 0;
+    }
+    c->budget -= bytes;
+    return 1;
+}
 
 static void read_properties(checker *c, span ipco) {
     size_t extent = 0, header = 0;
@@ -496,12 +549,12 @@ static int check_item(checker *c, item_info item, ac_result *result) {
     const location *entry =
         c->where.count == 0 ? NULL : bsearch(&where, c->where.items, c->where.count, sizeof where, compare_locations);
     size_t spans = 0;
-    if (entry != NULL && !item_spans(c->data, c->size, c->idat, entry, c->spans, &spans)) {
-        return refuse(result, AC_CORRUPT, "a HEIC image's data cannot be located in the file");
-    }
+    int verdict = entry != NULL ? item_spans(c->data, c->size, c->idat, entry, c->spans, &spans) : SPANS_OK;
+    if (verdict != SPANS_OK) return refuse_spans(result, verdict);
     if (derived) {
         uint8_t descriptor[32];
-        size_t got = gather(c->data, c->spans, spans, 0, descriptor, sizeof descriptor);
+        item_reader reader = {c->data, c->spans, spans, 0, 0};
+        size_t got = peek(&reader, descriptor, sizeof descriptor);
         uint64_t canvas_width = 0, canvas_height = 0;
         if (got > 0 && derived_canvas(item.type, descriptor, got, &canvas_width, &canvas_height) &&
             !fits_either_way(canvas_width, canvas_height, width, height)) {
@@ -513,12 +566,20 @@ static int check_item(checker *c, item_info item, ac_result *result) {
         uint32_t index = c->associations[i].index;
         if (index == 0 || index > c->property_count) continue;
         span property = c->properties[index - 1];
+        if ((uint32_t)be(c->data + property.start + 4, 4) != BOX_HVCC) continue;
+        // The tiles of a grid share one 'hvcC' and one size: it is read once for them all.
+        fitted *last_fit = &c->fits[index - 1];
+        if (last_fit->known && last_fit->width == width && last_fit->height == height) continue;
+        if (!spend(c, property.end - property.start, result)) return result->code;
         size_t header = be(c->data + property.start, 4) == 1 ? 16 : 8;
-        if ((uint32_t)be(c->data + property.start + 4, 4) == BOX_HVCC &&
-            !configuration_fits(c->data, (span){property.start + header, property.end}, width, height)) {
+        if (!configuration_fits(c->data, (span){property.start + header, property.end}, width, height)) {
             return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares a picture larger than the image");
         }
+        *last_fit = (fitted){width, height, 1};
     }
+    size_t length = 0;
+    for (size_t i = 0; i < spans; i++) length += c->spans[i].end - c->spans[i].start;
+    if (!spend(c, length, result)) return result->code;
     if (!item_data_fits(c->data, c->spans, spans, width, height)) {
         return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares a picture larger than the image");
     }
@@ -537,9 +598,8 @@ static int check_items(checker *c, span meta, span iprp, ac_result *result) {
     // Every item's data must lie inside the file (and inside 'idat' when it is there).
     for (size_t i = 0; i < c->where.count; i++) {
         size_t spans = 0;
-        if (!item_spans(c->data, c->size, c->idat, &c->where.items[i], c->spans, &spans)) {
-            return refuse(result, AC_CORRUPT, "a HEIC image's data cannot be located in the file");
-        }
+        int verdict = item_spans(c->data, c->size, c->idat, &c->where.items[i], c->spans, &spans);
+        if (verdict != SPANS_OK) return refuse_spans(result, verdict);
     }
     read_properties(c, ipco);
     size_t extent = 0, header = 0;
@@ -554,7 +614,10 @@ static int check_items(checker *c, span meta, span iprp, ac_result *result) {
     }
     qsort(c->associations, c->association_count, sizeof *c->associations, compare_pairs);
     read_items(c, iinf, iinf_version);
+    // An item listed twice is checked once (libheif keeps one of them).
+    qsort(c->items, c->item_count, sizeof *c->items, compare_pairs);
     for (size_t i = 0; i < c->item_count; i++) {
+        if (i > 0 && c->items[i].item == c->items[i - 1].item && c->items[i].type == c->items[i - 1].type) continue;
         int code = check_item(c, c->items[i], result);
         if (code != AC_OK) return code;
     }
@@ -572,13 +635,15 @@ int ac_heif_check_structure(const uint8_t *data, size_t size, uint64_t max_pixel
     // Every list below holds at most one entry per 8 bytes (a box) or per byte (an index) of
     // the meta box, so they are sized by it.
     size_t room = meta.end - meta.start + 1;
-    checker c = {data, size, max_pixels, child(data, meta, BOX_IDAT, 0, NULL), {0}, NULL, 0, NULL, 0, NULL, 0, NULL};
+    checker c = {data, size, max_pixels, child(data, meta, BOX_IDAT, 0, NULL), {0}, NULL, 0, NULL, 0, NULL, 0, NULL,
+                 NULL, 2 * (uint64_t)size + 4096};
     span iprp = child(data, meta, BOX_IPRP, 0, NULL);
     c.properties = malloc(sizeof *c.properties * (room / 8 + 1));
     c.associations = malloc(sizeof *c.associations * room);
     c.items = malloc(sizeof *c.items * (room / 8 + 1));
     c.spans = malloc(sizeof *c.spans * MAX_EXTENTS);
-    int code = c.properties == NULL || c.associations == NULL || c.items == NULL || c.spans == NULL
+    c.fits = calloc(room / 8 + 1, sizeof *c.fits);
+    int code = c.properties == NULL || c.associations == NULL || c.items == NULL || c.spans == NULL || c.fits == NULL
         ? refuse(result, AC_NO_MEMORY, "out of memory")
         : check_items(&c, meta, iprp, result);
     free(c.where.items);
@@ -586,5 +651,6 @@ int ac_heif_check_structure(const uint8_t *data, size_t size, uint64_t max_pixel
     free(c.associations);
     free(c.items);
     free(c.spans);
+    free(c.fits);
     return code;
 }

@@ -67,6 +67,14 @@ static int color(const uint8_t *data, size_t size, ac_color_source *source) {
 #endif
 }
 
+// For ./ops/fuzz's cost check (cost_check.c): the pixels the header declares, 0 when refused.
+uint64_t probe_pixels(const uint8_t *data, size_t size);
+uint64_t probe_pixels(const uint8_t *data, size_t size) {
+    ac_result header;
+    if (probe(data, size, &header) != AC_OK) return 0;
+    return (uint64_t)header.source_width * (uint64_t)header.source_height;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ac_result header, result;
     int probed = probe(data, size, &header);
