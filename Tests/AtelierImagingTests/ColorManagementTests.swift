@@ -1,4 +1,5 @@
 import AtelierImaging
+import CAtelierCodecs
 import CAtelierColorFixtures
 import Foundation
 import XCTest
@@ -352,5 +353,39 @@ final class ColorManagementTests: XCTestCase {
         XCTAssertEqual(Double(redCentre[0]), 187, accuracy: 6, "\(redCentre)")
         XCTAssertLessThanOrEqual(max(redCentre[1], redCentre[2]), 10, "\(redCentre)")
     }
-}
 
+    /// The transform cache keeps what is in use, not the first eight profiles it met: eight
+    /// one-off profiles (as after a restart) no longer stop every later profile from being
+    /// cached, and a profile used again stays cached while any number of one-offs pass through.
+    /// A transform is the cache's when `ac_color_prepare` hands the same one out twice.
+    func testTheTransformCacheKeepsProfilesInUseNotTheFirstEight() throws {
+        func prepare(_ icc: [UInt8]) throws -> OpaquePointer {
+            var source = ac_color_source()
+            var note = [CChar](repeating: 0, count: 160)
+            let transform = icc.withUnsafeBufferPointer { bytes -> OpaquePointer? in
+                source.icc = UnsafeMutablePointer(mutating: bytes.baseAddress)
+                source.icc_size = bytes.count
+                return ac_color_prepare(&source, 3, &note, nil)
+            }
+            return try XCTUnwrap(transform, "a Display P3 profile needs a transform")
+        }
+        for oneOff in 0..<8 { ac_color_release(try prepare(Self.profile(primaries: 12, "one-off \(oneOff) (test)"))) }
+        let steady = Self.profile(primaries: 12, "in steady use (test)")
+        let first = try prepare(steady), second = try prepare(steady)
+        XCTAssertEqual(first, second, "the profile after eight one-offs is cached")
+        ac_color_release(first)
+        ac_color_release(second)
+        for oneOff in 0..<20 { ac_color_release(try prepare(Self.profile(primaries: 12, "passing \(oneOff) (test)"))) }
+        let third = try prepare(steady)
+        XCTAssertEqual(third, first, "a profile used twice outlives twenty one-offs")
+        ac_color_release(third)
+        // A transform given up by the cache while in use stays whole until its user releases it
+        // (ASan checks it in ./ops/check-codecs; here: it still transforms).
+        let held = try prepare(Self.profile(primaries: 12, "held (test)"))
+        for oneOff in 0..<20 { ac_color_release(try prepare(Self.profile(primaries: 12, "evicting \(oneOff) (test)"))) }
+        var pixels: [UInt8] = [230, 120, 40]
+        ac_color_apply(held, &pixels, 1, 1)
+        XCTAssertNotEqual(pixels, [230, 120, 40], "P3 orange is more saturated in sRGB")
+        ac_color_release(held)
+    }
+}
