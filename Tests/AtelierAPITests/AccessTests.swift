@@ -86,5 +86,8 @@ final class OpenAccessTests: APITestCase {
         XCTAssertEqual(job.status, 200)
         try await XCTAssertEqualAsync(try await request(.GET, "/v1/jobs/\(id)").status, 404, "alice is not anonymous")
         try await XCTAssertEqualAsync(try await request(.GET, "/v1/jobs", token: .some("atl_wrong")).status, 401)
+        // Every caller without a token is `anonymous`: none may list or cancel the others' jobs.
+        try assertError(try await request(.GET, "/v1/jobs", token: .some(nil)), status: 401, name: "AuthenticationError")
+        try assertError(try await request(.POST, "/v1/jobs/\(id)/cancel", token: .some(nil)), status: 401, name: "AuthenticationError")
     }
 }

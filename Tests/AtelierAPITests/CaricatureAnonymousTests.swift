@@ -1,5 +1,6 @@
 import AtelierAPI
 import AtelierAPITestSupport
+import AtelierTestSupport
 import AtelierImaging
 import AtelierQueue
 import Foundation
@@ -39,4 +40,28 @@ final class CaricatureAnonymousTests: APITestCase {
         try assertError(try await request(.GET, "/v1/documents"), status: 401, name: "AuthenticationError")
         try assertError(try await request(.GET, "/v1/admin/queue"), status: 401, name: "AuthenticationError")
     }
+
+    /// Every anonymous Caricature client is the one owner `anonymous:caricature`, so none may
+    /// list, cancel or delete: one client's job is safe from another, who can still create and
+    /// read their own by id. With a credential the same routes work as always.
+    func testAnonymousClientsCannotListCancelOrDeleteEachOthersJobs() async throws {
+        let body = try JSONSerialization.data(withJSONObject: ["kind": "sleep", "options": ["ms": 60_000]])
+        let created = try await request(.POST, "/v1/jobs", body: body, contentType: "application/json")
+        XCTAssertEqual(created.status, 200, created.text)
+        let id = try XCTUnwrap(try created.json()["id"] as? String)
+        try await XCTAssertEqualAsync(try await request(.GET, "/v1/jobs/\(id)").status, 200, "read by id")
+        let list = try await request(.GET, "/v1/jobs")
+        try assertError(list, status: 401, name: "AuthenticationError")
+        XCTAssertTrue(list.text.contains("listing jobs needs a credential"), list.text)
+        try assertError(try await request(.POST, "/v1/jobs/\(id)/cancel"), status: 401, name: "AuthenticationError")
+        try assertError(try await request(.DELETE, "/v1/jobs/\(id)"), status: 401, name: "AuthenticationError")
+        let job = try await db.queue.job(id: try XCTUnwrap(UUID(uuidString: id)))
+        XCTAssertFalse(job.state.isFinished, "the job was not cancelled: \(job.state)")
+        // A credential's own jobs: listed and cancelled as always.
+        let mine = try await createJob(kind: "sleep", options: ["ms": 60_000], token: .some(token))
+        try await XCTAssertEqualAsync(try await request(.GET, "/v1/jobs", token: .some(token)).status, 200)
+        try await XCTAssertEqualAsync(try await request(.DELETE, "/v1/jobs/\(mine)", token: .some(token)).status, 202)
+        _ = try await db.queue.cancel(id: try XCTUnwrap(UUID(uuidString: id)), owner: "anonymous:caricature", reason: "test over")
+    }
 }
+

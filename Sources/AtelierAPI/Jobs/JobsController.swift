@@ -6,7 +6,8 @@ import NIOCore
 
 /// `/v1/jobs`: create, read (with ETag/304 from ``JobViewCache``), list, cancel, follow (SSE).
 /// Every job belongs to the caller who created it; another owner's id — or a malformed one —
-/// is a 404, indistinguishable from a job that does not exist.
+/// is a 404, indistinguishable from a job that does not exist. Anonymous callers share their
+/// owner, so they create and read by id only (``APIRequestContext/requireCredential(for:)``).
 struct JobsController: Sendable {
     let queue: JobQueue
     let intake: JobIntake
@@ -68,7 +69,7 @@ struct JobsController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
+        let principal = try context.requireCredential(for: "listing jobs")
         let query = request.uri.queryParameters
         let pageRequest = try PageRequest(query)
         var filter = JobFilter(owner: principal.owner, limit: pageRequest.limit, offset: pageRequest.offset)
@@ -82,7 +83,7 @@ struct JobsController: Sendable {
     }
 
     @Sendable func cancel(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
+        let principal = try context.requireCredential(for: "cancelling a job")
         let id = try context.jobID()
         let state: JobState
         do {

@@ -14,6 +14,10 @@ public struct Principal: Sendable, Equatable {
     /// Set when the credential is a user's access token: who, and in which role.
     public var userID: UUID?
     public var role: String?
+    /// No credential: open access, or an app listed in `ATELIER_ANONYMOUS_APPS`. Everyone without
+    /// one shares the owner, so such a caller may create jobs and read one by its id (the id is
+    /// the secret: 74 random bits), but not list, cancel or delete the owner's jobs.
+    public var isAnonymous = false
 
     public init(owner: String, name: String, tokenHash: String? = nil, userID: UUID? = nil, role: String? = nil) {
         self.owner = owner
@@ -23,14 +27,20 @@ public struct Principal: Sendable, Equatable {
         self.role = role
     }
 
-    public static let anonymous = Principal(owner: "anonymous", name: "anonymous")
+    public static let anonymous: Principal = {
+        var principal = Principal(owner: "anonymous", name: "anonymous")
+        principal.isAnonymous = true
+        return principal
+    }()
 
     /// A request without a credential to an app listed in `ATELIER_ANONYMOUS_APPS`: an owner of
     /// its own per app (`anonymous:mondrian`), so one app's anonymous callers share neither jobs,
     /// search results, quotas nor stream limits with another app's, nor with open access's
     /// `anonymous`.
     public static func anonymous(app: String) -> Principal {
-        Principal(owner: "anonymous:" + app, name: "anonymous")
+        var principal = Principal(owner: "anonymous:" + app, name: "anonymous")
+        principal.isAnonymous = true
+        return principal
     }
 }
 
@@ -59,6 +69,18 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// The authenticated caller; routes behind ``AuthMiddleware`` always have one.
     public func requirePrincipal() throws -> Principal {
         guard let principal else { throw APIError.unauthenticated() }
+        return principal
+    }
+
+    /// The caller, who must have proven a credential: what the owner's jobs are as a whole
+    /// (listing them, cancelling or deleting one) is not for anonymous callers, who all share
+    /// their owner. 401 naming `what` otherwise.
+    public func requireCredential(for what: String) throws -> Principal {
+        let principal = try requirePrincipal()
+        guard !principal.isAnonymous else {
+            throw APIError.unauthenticated("\(what) needs a credential (X-App-Token or Authorization: Bearer): "
+                                           + "without one a job can be created and read by its id only")
+        }
         return principal
     }
 
