@@ -1,5 +1,6 @@
 import AtelierAPI
 import AtelierAPITestSupport
+import AtelierTestSupport
 import AtelierEmbeddings
 import Foundation
 import NIOHTTP1
@@ -114,3 +115,43 @@ final class DocumentsAPITests: APITestCase {
         XCTAssertEqual(count, 0)
     }
 }
+
+/// A document's index job passes the owner's quotas like any job, before the document is
+/// written: past the limit of jobs waiting or running, creating or editing a document is a 429
+/// and stores nothing.
+final class DocumentQuotaTests: APITestCase {
+    override var embeddingModel: MiniLMEncoder? { SearchAPITests.model }
+    override var runsWorker: Bool { false }
+
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.maxActiveJobsPerOwner = 2
+    }
+
+    override func setUp() async throws {
+        guard SearchAPITests.model != nil else {
+            throw XCTSkip("ATELIER_MODEL_DIR is not set: run the tests with ./ops/test, which installs the model")
+        }
+        try await super.setUp()
+    }
+
+    func testDocumentsPastTheActiveJobsQuotaAreRefusedAndNotStored() async throws {
+        func send(_ method: HTTPMethod, _ path: String, _ object: [String: Any]) async throws -> Reply {
+            try await request(method, path, body: try JSONSerialization.data(withJSONObject: object), contentType: "application/json")
+        }
+        let first = try await send(.POST, "/v1/documents", ["question": "One?", "answer": "The first."])
+        XCTAssertEqual(first.status, 201, first.text)
+        try await XCTAssertEqualAsync(try await send(.POST, "/v1/documents", ["question": "Two?", "answer": "The second."]).status, 201)
+        let third = try await send(.POST, "/v1/documents", ["question": "Three?", "answer": "The third."])
+        try assertError(third, status: 429, name: "QuotaExceededError")
+        let id = try XCTUnwrap(try first.json()["id"] as? String)
+        let edit = try await send(.PUT, "/v1/documents/\(id)", ["answer": "Changed."])
+        try assertError(edit, status: 429, name: "QuotaExceededError")
+        let documents = try await db.scalar("SELECT count(*)::int FROM documents", as: Int.self)
+        let jobs = try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
+        XCTAssertEqual(documents, 2, "the refused document was not stored")
+        XCTAssertEqual(jobs, 2, "nor its index job")
+        let kept = try await request(.GET, "/v1/documents/\(id)")
+        XCTAssertEqual(try kept.json()["answer"] as? String, "The first.", "the refused edit changed nothing")
+    }
+}
+

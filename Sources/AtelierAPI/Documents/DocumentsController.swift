@@ -102,8 +102,8 @@ struct DocumentsController: Sendable {
         return id
     }
 
-    func enqueueIndex(_ id: UUID, owner: String, requestID: String) async throws -> UUID {
-        try await intake.enqueue(IndexJob.self, .document(id), owner: owner, requestID: requestID)
+    func enqueueIndex(_ id: UUID, admitted: JobIntake.Admission, requestID: String) async throws -> UUID {
+        try await intake.enqueue(IndexJob.self, .document(id), admitted: admitted, requestID: requestID)
     }
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -116,11 +116,14 @@ struct DocumentsController: Sendable {
         guard IndexJob.isCollectionName(collection) else {
             throw APIError.validation("collection must be letters, digits, '_', '.' or '-'", field: "collection")
         }
+        let metadata = try Self.metadata(object) ?? "{}"
+        // The index job's quota before the document: a refused request writes nothing.
+        let admission = try await intake.admit(owner: principal.owner)
         let document = try await documents.create(owner: principal.owner, collection: collection, question: question,
-                                                  answer: answer, metadata: try Self.metadata(object) ?? "{}")
+                                                  answer: answer, metadata: metadata)
         let job: UUID
         do {
-            job = try await enqueueIndex(document.id, owner: principal.owner, requestID: context.requestID)
+            job = try await enqueueIndex(document.id, admitted: admission, requestID: context.requestID)
         } catch {
             _ = try? await documents.delete(id: document.id, owner: principal.owner)
             throw error
@@ -156,11 +159,12 @@ struct DocumentsController: Sendable {
         guard question != nil || answer != nil || metadata != nil else {
             throw APIError.validation("send question, answer or metadata to change")
         }
+        let admission = try await intake.admit(owner: principal.owner)
         guard let document = try await documents.update(id: id, owner: principal.owner, question: question, answer: answer,
                                                         metadata: metadata) else {
             throw APIError.notFound("no such document")
         }
-        let job = try await enqueueIndex(id, owner: principal.owner, requestID: context.requestID)
+        let job = try await enqueueIndex(id, admitted: admission, requestID: context.requestID)
         return try JSONResponse.encode(View(document, indexJob: job))
     }
 

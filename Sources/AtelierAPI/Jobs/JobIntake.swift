@@ -11,14 +11,30 @@ import Logging
 ///
 /// Every job the API makes comes through here: clients' submissions (``accept(_:owner:idempotencyKey:requestID:logger:id:followUps:)``,
 /// checked by their kind's contract) and the jobs routes make on a caller's behalf
-/// (``enqueue(_:_:owner:requestID:priority:parentID:)``, typed payloads), each queued with its
-/// kind's settings from the catalog.
+/// (``enqueue(_:_:admitted:requestID:priority:parentID:)``, typed payloads), each queued with its
+/// kind's settings from the catalog. Each passes the owner's quotas (``OwnerQuotas``) once, in
+/// ``admit(owner:incomingBytes:)``: a route that writes something of its own before its job (a
+/// document, its reviews) is admitted first, and `enqueue` takes only an ``Admission``.
 package struct JobIntake: Sendable {
     let queue: JobQueue
     let blobs: any BlobStore
     package let kinds: JobKindCatalog
     package let imageLimits: ImageLimits
     var quotas = OwnerQuotas.off
+
+    /// Leave to queue one job for `owner`: their quotas were checked, and the job counted, when
+    /// it was made. Only ``JobIntake/admit(owner:incomingBytes:)`` makes one.
+    package struct Admission: Sendable {
+        package let owner: String
+        fileprivate init(owner: String) { self.owner = owner }
+    }
+
+    /// Checks `owner`'s quotas for one more job with `incomingBytes` of uploaded image: 429
+    /// `QuotaExceededError` past a limit. Call it before writing anything the job is for.
+    package func admit(owner: String, incomingBytes: Int = 0) async throws -> Admission {
+        try await quotas.check(owner: owner, incomingBytes: incomingBytes, queue: queue)
+        return Admission(owner: owner)
+    }
 
     package struct Accepted {
         package var id: UUID
@@ -40,7 +56,7 @@ package struct JobIntake: Sendable {
                 return Accepted(id: existing.id, kind: existing.kind, created: false)
             }
         }
-        try await quotas.check(owner: owner, incomingBytes: image?.bytes.count ?? 0, queue: queue)
+        _ = try await admit(owner: owner, incomingBytes: image?.bytes.count ?? 0)
         var stored: BlobKey?
         if let image {
             try await blobs.put(Data(image.bytes), at: image.key)
@@ -88,14 +104,14 @@ package struct JobIntake: Sendable {
     }
 
     /// Queues a job the API makes on a caller's behalf (a document's index job, Mondrian's
-    /// `/index`) with its kind's settings; `priority` overrides the kind's. 503 when this server
-    /// does not accept the kind.
-    package func enqueue<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload, owner: String, requestID: String,
-                                                priority: Int? = nil, parentID: UUID? = nil) async throws -> UUID {
+    /// `/index`) for the owner `admitted` names, with its kind's settings; `priority` overrides
+    /// the kind's. 503 when this server does not accept the kind.
+    package func enqueue<Contract: JobContract>(_ contract: Contract.Type, _ payload: Contract.Payload, admitted: Admission,
+                                                requestID: String, priority: Int? = nil, parentID: UUID? = nil) async throws -> UUID {
         let kind = try served(contract)
         return try await queue.enqueue(NewJob(
             kind: kind.name, payload: try ContractJSON.text(payload), queue: kind.queue, priority: priority ?? kind.priority,
-            owner: owner, maxAttempts: kind.maxAttempts, requestID: requestID, parentID: parentID)).id
+            owner: admitted.owner, maxAttempts: kind.maxAttempts, requestID: requestID, parentID: parentID)).id
     }
 
     /// A job to queue when another succeeds (see ``FollowUp``), with its kind's settings.

@@ -78,11 +78,13 @@ struct KnowledgeController: Sendable {
         let answer = try LearnRoutes.text(object, "answer", max: Self.maxAnswer)
         guard let question, let answer else { throw LearnError.badRequest("question and answer are required") }
         let inPlan = try LearnRoutes.bool(object, "isInReviewPlan") ?? true
+        // The index job's quota before the point and its reviews: a refused request writes nothing.
+        let admission = try await intake.admit(owner: user.owner)
         let document = try await documents.create(owner: user.owner, collection: LearnRoutes.collection, question: question,
                                                   answer: answer, metadata: "{}", inReviewPlan: inPlan,
                                                   reviewsAfterDays: ReviewStore.spacing)
         do {
-            _ = try await intake.enqueue(IndexJob.self, .document(document.id), owner: user.owner, requestID: context.requestID)
+            _ = try await intake.enqueue(IndexJob.self, .document(document.id), admitted: admission, requestID: context.requestID)
         } catch {
             // Not indexed means not findable: the point is not kept half made.
             _ = try? await documents.delete(id: document.id, owner: user.owner)
@@ -101,12 +103,14 @@ struct KnowledgeController: Sendable {
         guard question != nil || answer != nil || inPlan != nil else {
             throw LearnError.badRequest("Send question, answer or isInReviewPlan to change")
         }
+        // A new text is indexed again: its job's quota before the change is written.
+        let admission = question != nil || answer != nil ? try await intake.admit(owner: user.owner) : nil
         guard let document = try await documents.update(id: id, owner: user.owner, question: question, answer: answer, metadata: nil,
                                                         inReviewPlan: inPlan, collection: LearnRoutes.collection) else {
             throw LearnError(status: .notFound, message: "Knowledge point not found")
         }
-        if question != nil || answer != nil {
-            _ = try await intake.enqueue(IndexJob.self, .document(id), owner: user.owner, requestID: context.requestID)
+        if let admission {
+            _ = try await intake.enqueue(IndexJob.self, .document(id), admitted: admission, requestID: context.requestID)
         }
         return try JSONResponse.encode(OnePoint(point: Point(document, user: user)))
     }

@@ -74,7 +74,8 @@ struct MondrianIndexController: Sendable {
         }
         var indexJob = try await currentIndexJob(of: job)
         if indexJob == nil {
-            indexJob = try await intake.enqueue(IndexJob.self, .image(ofJob: job.id, imagePath: imagePath), owner: job.owner,
+            let admission = try await intake.admit(owner: job.owner)
+            indexJob = try await intake.enqueue(IndexJob.self, .image(ofJob: job.id, imagePath: imagePath), admitted: admission,
                                                 requestID: context.requestID, priority: Priority.interactive, parentID: job.id)
         }
         guard let indexJob else { throw APIError.internal(context.requestID) }
