@@ -12,9 +12,9 @@ import PackageDescription
 //   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage
 //                       (the operator console, /admin)
 //   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
-//                       AtelierSearch, AtelierEmbeddings, AtelierVision (the caption app's and Mondrian's routes)
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierLanes (the caption app's and Mondrian's routes)
 //   AtelierAPI        → AtelierAccounts, AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
-//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing (the core /v1 API)
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing, AtelierLanes (the core /v1 API)
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
 //   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierDatabase, AtelierStorage
@@ -23,9 +23,10 @@ import PackageDescription
 //   AtelierVision     → AtelierImaging, AtelierHashing
 //   AtelierImaging    → CAtelierCodecs, CAtelierKernels
 //   AtelierEmbeddings → CAtelierEmbeddingKernels
-//   AtelierAccounts   → none of ours (users, passwords, access and refresh tokens, in PostgreSQL)
+//   AtelierAccounts   → AtelierLanes (users, passwords, access and refresh tokens, in PostgreSQL)
 //   AtelierQueue      → AtelierDatabase
 //   AtelierDatabase   → AtelierHashing; (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
+//   AtelierLanes      → none of ours (bounded lanes for a request's costly work: probes, scrypt, embeddings, chat)
 //   AtelierSearch, AtelierStorage, AtelierHashing (FNV-1a, a hash stable across processes): none of ours
 //     (AtelierStorage's S3 store speaks HTTP through AsyncHTTPClient)
 //
@@ -159,16 +160,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Bounded lanes for the costly work a request may ask for (an image probe, a password
+        // check, a query's embedding, a chat answer): so many at once, so many waiting, then 503.
+        .target(
+            name: "AtelierLanes",
+            dependencies: [.product(name: "NIOPosix", package: "swift-nio")]
+        ),
         // Accounts: users (scrypt passwords), access tokens (JWTs), refresh tokens rotated in
         // families, revoked access tokens, Sign in with Apple (identity tokens against Apple's keys).
         .target(
             name: "AtelierAccounts",
             dependencies: [
+                "AtelierLanes",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -224,10 +231,10 @@ let package = Package(
                 "AtelierEmbeddings",
                 "AtelierVision",
                 "AtelierHashing",
+                "AtelierLanes",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -251,6 +258,7 @@ let package = Package(
                 "AtelierVision",
                 "AtelierSearch",
                 "AtelierEmbeddings",
+                "AtelierLanes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -398,6 +406,10 @@ let package = Package(
             dependencies: ["AtelierHashing"]
         ),
         .testTarget(
+            name: "AtelierLanesTests",
+            dependencies: ["AtelierLanes"]
+        ),
+        .testTarget(
             name: "AtelierAccountsTests",
             dependencies: [
                 "AtelierAccounts",
@@ -435,6 +447,7 @@ let package = Package(
                 "AtelierAPI",
                 "AtelierAPITestSupport",
                 "AtelierAccounts",
+                "AtelierLanes",
                 "AtelierQueue",
                 "AtelierStorage",
                 "AtelierWorker",

@@ -1,4 +1,5 @@
 import AtelierAccounts
+import AtelierLanes
 import AtelierQueue
 import Foundation
 import Logging
@@ -16,10 +17,11 @@ package struct UserAccounts: Sendable {
     package let apple: AppleSignIn?
 
     package init(secret: String, lifetime: Duration, queue: JobQueue, notifier: Notifier,
+                 passwords: WorkLane = WorkLane(name: "password checks", concurrency: 2, queueLimit: 32),
                  apple: AppleSignIn? = nil) throws(AccountError) {
         self.apple = apple
         access = try AccessTokens(secret: secret, lifetime: lifetime)
-        users = UserStore(client: queue.client, logger: queue.logger)
+        users = UserStore(client: queue.client, logger: queue.logger, passwords: passwords)
         refresh = RefreshTokens(client: queue.client, logger: queue.logger)
         revoked = RevokedAccessTokens(client: queue.client, logger: queue.logger)
         revocations = AccessRevocations(revoked: revoked, users: users, notifier: notifier, lifetime: lifetime)

@@ -1,4 +1,5 @@
 import AtelierDatabase
+import AtelierLanes
 import AtelierQueue
 import AtelierStorage
 import Hummingbird
@@ -24,6 +25,9 @@ package enum ErrorMapping {
                 logger.error("server misconfigured", metadata: ["error": "\(error)"])
                 return .internal(requestID)
             }
+        case let error as LaneFullError:
+            return APIError(.serviceUnavailable, "BusyError", error.message,
+                            details: ["lane": error.lane], headers: [.retryAfter: String(error.retryAfterSeconds)])
         case let error as ConfigurationError:
             logger.error("server misconfigured", metadata: ["error": "\(error)"])
             return .internal(requestID)

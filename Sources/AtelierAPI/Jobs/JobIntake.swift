@@ -1,8 +1,10 @@
 import AtelierImaging
 import AtelierJobs
+import AtelierLanes
 import AtelierQueue
 import AtelierStorage
 import Foundation
+import Hummingbird
 import Logging
 
 /// Turns a checked submission into a stored input blob and a queued job, as one unit: the job
@@ -20,6 +22,8 @@ package struct JobIntake: Sendable {
     let blobs: any BlobStore
     package let kinds: JobKindCatalog
     package let imageLimits: ImageLimits
+    /// Where uploads' headers are probed (``ServerLanes/probes``).
+    let probes: WorkLane
     var quotas = OwnerQuotas.off
 
     /// Leave to queue one job for `owner`: their quotas were checked, and the job counted, when
@@ -85,11 +89,24 @@ package struct JobIntake: Sendable {
         }
     }
 
+    /// 503 at once, before the body is read, when `request` looks like an upload (a form, or a
+    /// body larger than a job's options may be) and the probes lane has no room: reading 25 MB
+    /// only to refuse it would spend the event loops every other request needs. The probe itself
+    /// may still find the lane full (then the same 503, after the body).
+    package func refuseUploadIfProbesFull(_ request: Request) throws {
+        let form = request.headers[.contentType]?.lowercased().hasPrefix("multipart/") ?? false
+        let length = request.headers[.contentLength].flatMap { ByteRange.digits(Substring($0)) }
+        guard form || length.map({ $0 > JobSubmission.maxOptionsBytes }) ?? true else { return }
+        try probes.refuseIfFull()
+    }
+
     /// Format, size and limits from the header alone: a 100000×100000 PNG or a damaged file
-    /// is refused before anything is stored, without decoding a pixel. Off the cooperative pool
-    /// (``CPUWork``): a HEIC's boxes or a progressive JPEG's scans take a while to walk.
-    package static func probe(_ bytes: [UInt8], limits: ImageLimits) async throws -> ImageInfo {
-        let probed = try await CPUWork.run { Result { () throws(ImageError) in try ImageCodec.probe(bytes, limits: limits) } }
+    /// is refused before anything is stored, without decoding a pixel. In the probes lane (never
+    /// the cooperative pool): a HEIC's boxes or a progressive JPEG's scans take a while to walk,
+    /// linear in the upload's size.
+    package func probe(_ bytes: [UInt8]) async throws -> ImageInfo {
+        let limits = imageLimits
+        let probed = try await probes.run { Result { () throws(ImageError) in try ImageCodec.probe(bytes, limits: limits) } }
         switch probed {
         case .success(let info):
             return info
@@ -146,7 +163,7 @@ package struct JobIntake: Sendable {
         var input: BlobInput?
         if let bytes = submission.image {
             guard !bytes.isEmpty else { throw APIError.validation("the image is empty", field: "image") }
-            let format = try await Self.probe(bytes, limits: imageLimits).format
+            let format = try await probe(bytes).format
             let key = BlobKey.jobInput(id, fileExtension: format.fileExtension)
             image = StoredImage(bytes: bytes, key: key)
             input = BlobInput(blob: key.path, format: format.rawValue, contentType: format.mimeType, bytes: bytes.count)

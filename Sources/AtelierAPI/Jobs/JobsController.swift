@@ -28,6 +28,7 @@ struct JobsController: Sendable {
 
     @Sendable func create(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
+        try intake.refuseUploadIfProbesFull(request)
         let body = try await RequestBodies.collect(request, limit: configuration.maxUploadBytes)
         let submission = try JobSubmission.parse(contentType: request.headers[.contentType], body: body)
         let accepted = try await intake.accept(submission, owner: principal.owner,

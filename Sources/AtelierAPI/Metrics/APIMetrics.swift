@@ -1,3 +1,4 @@
+import AtelierLanes
 import AtelierQueue
 import Foundation
 import Prometheus
@@ -53,8 +54,21 @@ public final class APIMetrics: Sendable {
         return made
     }
 
-    /// Sets the job gauges from `snapshot` (read from the database), then renders everything.
-    func render(_ snapshot: MetricsSnapshot) -> [UInt8] {
+    /// Sets the job gauges from `snapshot` (read from the database) and the lanes' from `lanes`,
+    /// then renders everything.
+    func render(_ snapshot: MetricsSnapshot, lanes: [WorkLane] = []) -> [UInt8] {
+        for lane in lanes {
+            let load = lane.load
+            for (metric, help, value) in [
+                ("running", "Costly request work running now, by lane.", load.running),
+                ("waiting", "Costly request work waiting for its lane, by lane.", load.waiting),
+                ("refused", "Requests refused with 503 because their lane was full, since the process started.", load.refused),
+            ] {
+                registry.makeGauge(descriptor: .init(namespace: "atelier", subsystem: "lane", metricName: metric, unitName: "",
+                                                     helpText: help),
+                                   labels: [("lane", lane.name)]).set(Double(value))
+            }
+        }
         for row in snapshot.jobCounts {
             registry.makeGauge(
                 descriptor: .init(namespace: "atelier", metricName: "jobs", unitName: "", helpText: "Jobs in the table, by kind and state."),

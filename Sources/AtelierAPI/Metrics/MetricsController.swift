@@ -9,9 +9,11 @@ import NIOCore
 struct MetricsController: Sendable {
     let metrics: APIMetrics
     let snapshot: SharedRecentResult<MetricsSnapshot>
+    let lanes: ServerLanes
 
-    init(metrics: APIMetrics, queue: JobQueue, maxAge: Duration = .seconds(5)) {
+    init(metrics: APIMetrics, queue: JobQueue, lanes: ServerLanes, maxAge: Duration = .seconds(5)) {
         self.metrics = metrics
+        self.lanes = lanes
         self.snapshot = SharedRecentResult(maxAge: maxAge) { try await queue.metricsSnapshot() }
     }
 
@@ -20,7 +22,7 @@ struct MetricsController: Sendable {
     }
 
     @Sendable func scrape(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let bytes = metrics.render(try await snapshot.value())
+        let bytes = metrics.render(try await snapshot.value(), lanes: lanes.all)
         return Response(status: .ok, headers: [
             .contentType: "text/plain; version=0.0.4; charset=utf-8",
             .contentLength: String(bytes.count),

@@ -1187,7 +1187,7 @@ components:
         application/json:
           schema: { $ref: "#/components/schemas/Error" }
     Unavailable:
-      description: the database cannot be reached right now (answered within 3 s while it is down); Retry-After says when to retry
+      description: the database cannot be reached right now (answered within 3 s while it is down), or the costly work this request needs (an image probe, a password check, an embedding) has no room in its lane (BusyError, at once); Retry-After says when to retry
       headers:
         Retry-After: { schema: { type: string } }
       content:

@@ -68,6 +68,10 @@ public struct APIConfiguration: Sendable {
     public var maxActiveJobsPerOwner = 10_000
     /// `ATELIER_MAX_STORED_BYTES_PER_OWNER`: bytes of uploaded images one owner's unpurged jobs may keep; 0: no limit.
     public var maxStoredBytesPerOwner = 10 * 1024 * 1024 * 1024
+    /// `ATELIER_LANE_PROBES`, `_PASSWORDS`, `_EMBEDDINGS`, `_CHAT` (`concurrency,queue`): the
+    /// costly work a request may ask for runs in bounded lanes (``ServerLanes``); past a lane's
+    /// places and line, `503` with `Retry-After` at once.
+    public var lanes = ServerLanes.Configuration()
     /// `ATELIER_MAX_STREAMS`: open event streams per API process; `ATELIER_MAX_STREAMS_PER_OWNER`: per owner.
     public var maxStreams = 10_000
     public var maxStreamsPerOwner = 100

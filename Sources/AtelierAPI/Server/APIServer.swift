@@ -41,6 +41,8 @@ public final class APIServer: Sendable {
     package let encoder: MiniLMEncoder?
     /// The one way jobs are made (``JobIntake``), for every route that makes them.
     package let intake: JobIntake
+    /// The bounded lanes of this process's costly request work (``ServerLanes``).
+    public let lanes: ServerLanes
     /// Search by meaning, for every route that offers it.
     package let search: SearchService
     /// How often one may try to sign in, for every sign-in route (`ATELIER_LOGIN_RATE_LIMIT…`).
@@ -61,6 +63,12 @@ public final class APIServer: Sendable {
     package init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
                  blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger, apps: [any APIApp]) throws {
         try Self.checkAnonymousApps(configuration.anonymousApps, offered: apps)
+        guard configuration.lanes.fitsLaneThreads else {
+            throw ConfigurationError("ATELIER_LANE_PROBES, ATELIER_LANE_PASSWORDS and ATELIER_LANE_EMBEDDINGS may have at most "
+                + "\(ServerLanes.threadCapacity) places together (the lanes' threads)")
+        }
+        let lanes = ServerLanes(configuration.lanes)
+        self.lanes = lanes
         self.apps = apps
         self.configuration = configuration
         self.encoder = encoder
@@ -77,6 +85,7 @@ public final class APIServer: Sendable {
         self.publicBase = PublicBaseURL(configuration.baseURL, publicURL: configuration.publicURL, trusted: configuration.trustedHosts)
         let accounts = try configuration.jwtSecret.map {
             try UserAccounts(secret: $0, lifetime: configuration.accessTokenLifetime, queue: queue, notifier: notifier,
+                             passwords: lanes.passwords,
                              apple: configuration.appleAudiences.isEmpty ? nil
                                  : AppleSignIn(audiences: configuration.appleAudiences, keys: AppleKeys(source: .init(configuration.appleKeys))))
         }
@@ -89,10 +98,11 @@ public final class APIServer: Sendable {
             anonymousLimiter: configuration.anonymousRateLimitPerMinute > 0
                 ? RateLimiter(perMinute: configuration.anonymousRateLimitPerMinute) : nil)
         self.cache = JobViewCache(notifier: notifier)
-        self.intake = JobIntake(queue: queue, blobs: self.blobs, kinds: kinds, imageLimits: configuration.imageLimits,
+        self.intake = JobIntake(queue: queue, blobs: self.blobs, kinds: kinds, imageLimits: configuration.imageLimits, probes: lanes.probes,
                                 quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
                                                     maxStoredBytes: configuration.maxStoredBytesPerOwner))
-        self.search = SearchService(encoder: encoder, store: VectorStore(client: queue.client, logger: logger))
+        self.search = SearchService(encoder: encoder, store: VectorStore(client: queue.client, logger: logger),
+                                    embeddings: lanes.embeddings)
         self.loginLimits = LoginLimits(perAddress: configuration.loginRateLimitPerAddress, perEmail: configuration.loginRateLimitPerEmail)
         self.limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
         self.hub = EventHub(notifier: notifier, limits: .init(streams: configuration.maxStreams,
@@ -106,7 +116,7 @@ public final class APIServer: Sendable {
         router.add(middleware: DatabaseOutageMiddleware(notifier: notifier))
 
         HealthController(queue: queue, blobs: blobs, notifier: notifier, version: configuration.version).register(on: router)
-        MetricsController(metrics: metrics, queue: queue).register(on: router)
+        MetricsController(metrics: metrics, queue: queue, lanes: lanes).register(on: router)
         OpenAPIController(base: publicBase, kinds: kinds).register(on: router)
 
         let results = router.group()

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NIOPosix
+import AtelierLanes
 import PostgresNIO
 
 /// Users in PostgreSQL (`users`, migration 0010). Emails are unique without regard to case and
@@ -9,9 +9,14 @@ public struct UserStore: Sendable {
     public let client: PostgresClient
     let logger: Logger
     let hasher: PasswordHasher
+    /// Where scrypt runs (~0.1 s of CPU and 32 MiB each): a bounded lane of its own, never the
+    /// cooperative pool every other request's tasks run on. The API passes its `passwords`
+    /// lane; tools and tests get one of their own.
+    let passwords: WorkLane
 
-    public init(client: PostgresClient, hasher: PasswordHasher = PasswordHasher(), logger: Logger) {
-        (self.client, self.hasher, self.logger) = (client, hasher, logger)
+    public init(client: PostgresClient, hasher: PasswordHasher = PasswordHasher(), logger: Logger,
+                passwords: WorkLane = WorkLane(name: "password checks", concurrency: 2, queueLimit: 64)) {
+        (self.client, self.hasher, self.logger, self.passwords) = (client, hasher, logger, passwords)
     }
 
     /// Makes a user. `password` nil: the user cannot sign in with a password (Apple only, or
@@ -27,7 +32,7 @@ public struct UserStore: Sendable {
         var hash: String?
         if let password {
             try PasswordHasher.validate(password)
-            hash = try await NIOThreadPool.singleton.runIfActive { try hasher.hash(password) }
+            hash = try await passwords.run { try hasher.hash(password) }
         }
         let id = UUID()
         do {
@@ -63,10 +68,8 @@ public struct UserStore: Sendable {
     /// without a password and a disabled user.
     public func authenticate(email: String, password: String) async throws -> User {
         let row = try await passwordRow(email: email)
-        // ~0.1 s of CPU and 32 MiB: on NIO's thread pool, not on the cooperative pool every
-        // other request's tasks run on.
         let (hasher, hash) = (self.hasher, row?.hash)
-        let matches = try await NIOThreadPool.singleton.runIfActive { hasher.verify(password, against: hash) }
+        let matches = try await passwords.run { hasher.verify(password, against: hash) }
         guard matches, let user = row?.user, user.disabledAt == nil else { throw AccountError.invalidCredentials }
         return user
     }

@@ -1,5 +1,6 @@
 import AtelierAPI
 import AtelierJobs
+import AtelierLanes
 import AtelierQueue
 import AtelierStorage
 import Foundation
@@ -99,6 +100,12 @@ struct GenerateCaptionController: Sendable {
         } catch var failure as CaptionFailure {
             for field in rateHeaders { failure.headers[field.name] = field.value }
             return Self.response(for: failure)
+        } catch let busy as LaneFullError {
+            // The image probes' lane is full: the app's own "try again later" (429 RATE_001).
+            var failure = CaptionFailure(.rateLimit, busy.message)
+            for field in rateHeaders { failure.headers[field.name] = field.value }
+            failure.headers[.retryAfter] = String(busy.retryAfterSeconds)
+            return Self.response(for: failure)
         } catch {
             context.logger.error("caption request failed", metadata: ["request": "\(requestID)", "error": "\(error)"])
             var failure = CaptionFailure(.provider, "the caption service failed; retry the request")
@@ -153,7 +160,7 @@ struct GenerateCaptionController: Sendable {
         }
         let bytes = [UInt8](data)
         do {
-            _ = try await JobIntake.probe(bytes, limits: intake.imageLimits)
+            _ = try await intake.probe(bytes)
         } catch let error as APIError {
             throw CaptionFailure(.validation, "imageData is not a usable image: \(error.message)")
         }

@@ -1,6 +1,7 @@
 import AtelierAPI
 import AtelierSearch
 import AtelierJobs
+import AtelierLanes
 import Foundation
 import Hummingbird
 import Logging
@@ -14,6 +15,9 @@ struct ChatController: Sendable {
     let search: SearchService
     let documents: DocumentStore
     let provider: any ChatProvider
+    /// Answers are written within ``ServerLanes/chat``: a paid model's calls are bounded per
+    /// process, and past the lane's line a request is refused at once (503, Retry-After).
+    let lane: WorkLane
 
     static let path = "api/ios/chat"
     static let maxMessage = 4000, maxTurns = 100, maxTurn = 8000
@@ -35,10 +39,19 @@ struct ChatController: Sendable {
         }
         let history = try Self.history(object["history"])
         let sources = try await nearest(message, user: user)
+        let provider = self.provider
+        let reply: Result<String, ChatFailure> = try await lane.run {
+            do throws(ChatFailure) {
+                return .success(try await provider.reply(to: message, history: history, sources: sources))
+            } catch {
+                return .failure(error)
+            }
+        }
         let response: String
-        do {
-            response = try await provider.reply(to: message, history: history, sources: sources)
-        } catch {
+        switch reply {
+        case .success(let text):
+            response = text
+        case .failure(let error):
             context.logger.warning("chat provider failed", metadata: [
                 "provider": .string(provider.name), "reason": .string(error.reason), "detail": .string(error.detail ?? "")])
             throw LearnError(status: .badGateway, message: "The assistant could not answer right now; try again")

@@ -14,6 +14,7 @@ struct LearnApp: APIApp {
         ReviewsController(routes: routes, reviews: ReviewStore(client: server.queue.client, logger: server.logger)).register(on: router)
         // The executable checked the chat settings at start-up (a bad URL is a start-up error).
         let provider: any ChatProvider = try server.configuration.chatModel.map { try OpenAIChatProvider($0) } ?? LocalChatProvider()
-        ChatController(routes: routes, search: server.search, documents: documents, provider: provider).register(on: router)
+        ChatController(routes: routes, search: server.search, documents: documents, provider: provider, lane: server.lanes.chat)
+            .register(on: router)
     }
 }

@@ -43,6 +43,7 @@ struct MondrianUploadController: Sendable {
 
     @Sendable func upload(_ request: Request, context: APIRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
+        try intake.refuseUploadIfProbesFull(request)
         let body = try await RequestBodies.collect(request, limit: maxUploadBytes)
         guard JobSubmission.isMultipartForm(request.headers[.contentType]) else {
             throw APIError.unsupportedMediaType("send the image as multipart/form-data with an 'image' file part")
@@ -61,7 +62,7 @@ struct MondrianUploadController: Sendable {
         }
         let analyze = try Self.flag(form.options["auto_analyze"], name: "auto_analyze", default: true)
         let index = try Self.flag(form.options["auto_index"], name: "auto_index", default: false)
-        let format = try await JobIntake.probe(image, limits: intake.imageLimits).format
+        let format = try await intake.probe(image).format
         let id = JobID.make()
         let stem = MondrianFilename.stem(fromClientName: form.imageFilename)
         let imagePath = "source/" + MondrianFilename(stem: stem, jobID: id, fileExtension: format.fileExtension).text(signedBy: signer)

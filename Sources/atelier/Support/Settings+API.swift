@@ -117,6 +117,14 @@ extension Settings {
         guard configuration.captionTimeout >= .seconds(1) else { throw ConfigurationError("ATELIER_CAPTION_TIMEOUT must be at least 1s") }
         configuration.sseKeepAlive = try duration("ATELIER_SSE_KEEPALIVE") ?? configuration.sseKeepAlive
         guard configuration.sseKeepAlive >= .seconds(1) else { throw ConfigurationError("ATELIER_SSE_KEEPALIVE must be at least 1s") }
+        for (name, keyPath) in [("ATELIER_LANE_PROBES", \ServerLanes.Configuration.probes), ("ATELIER_LANE_PASSWORDS", \.passwords),
+                                ("ATELIER_LANE_EMBEDDINGS", \.embeddings), ("ATELIER_LANE_CHAT", \.chat)] {
+            if let limits = try laneLimits(name) { configuration.lanes[keyPath: keyPath] = limits }
+        }
+        guard configuration.lanes.fitsLaneThreads else {
+            throw ConfigurationError("ATELIER_LANE_PROBES, ATELIER_LANE_PASSWORDS and ATELIER_LANE_EMBEDDINGS may have at most "
+                + "\(ServerLanes.threadCapacity) places together")
+        }
         configuration.accessLog = try bool("ATELIER_ACCESS_LOG") ?? true
         configuration.imageLimits = try imageLimits()
         return configuration
@@ -124,6 +132,18 @@ extension Settings {
 }
 
 extension Settings {
+    /// A lane's `concurrency,queue` (e.g. `2,16`): 1…32 at once, 0…10000 waiting.
+    func laneLimits(_ name: String) throws -> ServerLanes.Limits? {
+        guard let text = string(name) else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let concurrency = Int(parts[0]), let queue = Int(parts[1]),
+              (1...ServerLanes.threadCapacity).contains(concurrency), (0...10_000).contains(queue) else {
+            throw ConfigurationError("\(name) must be concurrency,queue — 1…\(ServerLanes.threadCapacity) at once and 0…10000 waiting "
+                + "(e.g. 2,16), got '\(text)'")
+        }
+        return ServerLanes.Limits(concurrency: concurrency, queue: queue)
+    }
+
     /// `ATELIER_IMAGE_MAX_PIXELS` (default 50 MP) and `ATELIER_IMAGE_MAX_SIDE` (20000 px): the
     /// API refuses larger uploads from their header, and workers check the same on decode.
     func imageLimits() throws -> ImageLimits {
