@@ -112,7 +112,8 @@ final class ConsoleFeed: Sendable {
         var lastOverview = clock.now - timing.overview
         var lastFrame = clock.now
         // The newest job when the loop started: jobs created after it are new.
-        var newest: UUID? = try? await queue.browse(JobBrowseQuery.newest(limit: 1)).jobs.first?.id
+        var newest = NewestJobs(queue: queue, limit: timing.rowsPerBatch)
+        _ = try? await newest.look()
         while true {
             try? await Task.sleep(for: timing.batch)
             let (ids, overviewDue, stop): ([UUID], Bool, Bool) = state.withLock { state in
@@ -132,14 +133,9 @@ final class ConsoleFeed: Sendable {
             if stop { return }
             var frame = ByteBuffer()
             do {
-                var query = JobBrowseQuery.newest(limit: timing.rowsPerBatch)
-                query.after = newest ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-                let created = try await queue.browse(query).jobs
-                if let first = created.first { newest = first.id }
-                var jobs = created
-                let known = Set(created.map(\.id))
-                let others = ids.filter { !known.contains($0) }
-                if !others.isEmpty { jobs += try await queue.jobs(ids: others) }
+                let created = try await newest.look()
+                let known = Set(created)
+                let jobs = try await queue.jobs(ids: created + ids.filter { !known.contains($0) })
                 if !jobs.isEmpty {
                     frame.writeString(try Self.jobsFrame(Array(jobs.prefix(timing.rowsPerBatch))))
                 }
