@@ -8,7 +8,7 @@ import Hummingbird
 /// with the admin role signed in with their email and password (``ConsoleSessions``).
 ///
 /// - `GET /admin/login`, `POST /admin/login`, `POST /admin/logout` — ``SignInPage``
-/// - `GET /admin` — ``OverviewPage``; `GET /admin/live` — live updates (``ConsoleFeed``)
+/// - `GET /admin` — ``OverviewPage``; `GET /admin/live[?show=newest|<job id>]` — live updates (``ConsoleFeed``)
 /// - `GET /admin/jobs` — ``JobsPage``; `GET /admin/jobs/{id}` — ``JobPage``
 /// - `GET|POST /admin/jobs/{id}/retry|cancel|purge` — ``JobActionsPage``
 /// - `GET /admin/workers` — ``WorkersPage``
@@ -63,7 +63,8 @@ package struct ConsoleApp: APIApp {
     private static func live(_ request: Request, _ context: APIRequestContext, sessions: ConsoleSessions, feed: ConsoleFeed) async throws -> Response {
         guard let accounts = sessions.accounts, let token = request.cookies[ConsoleSessions.cookieName]?.value,
               let claims = try? await accounts.verify(token) else { throw ConsoleError.notSignedIn }
-        return try feed.response(expires: claims.expiresAt)
+        let show = request.uri.queryParameters["show"].map(String.init)
+        return try feed.response(expires: claims.expiresAt, opening: ConsoleFeed.Opening(show: show))
     }
 
     /// Who an operator is in the audit log: `user:<id> <email>`.

@@ -49,4 +49,44 @@ final class ConsoleLiveTests: ConsoleTestCase {
         let page = try await get("/admin/live", cookie: "atelier_console=\(token)")
         XCTAssertEqual(page.status, 403)
     }
+
+    // A page is written, then opens its stream: whatever changed in between was sent to the pages
+    // open then. The stream starts with what the page shows as it stands now.
+
+    func testAListStreamStartsWithAJobEnqueuedBeforeItOpened() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        let page = try await get("/admin/jobs", cookie: cookie)
+        XCTAssertEqual(page.status, 200)
+        let id = try await createJob(kind: "noop")  // after the page, before its stream
+        var stream = try await openLive(cookie: cookie, show: "newest")
+        let opening = try await stream.next()
+        XCTAssertEqual(opening.name, "jobs", "the stream starts with the list's rows: \(opening)")
+        let rows = try opening.decode([LiveStream.Row].self)
+        XCTAssertEqual(rows.first { $0.id == id }?.state, "queued", "\(rows.map(\.id))")
+    }
+
+    func testAListOpenedAfterAJobWasSentToTheOpenPagesStillGetsIt() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        var open = try await openLive(cookie: cookie, show: "newest")
+        _ = try await open.next()  // the feed is running
+        let id = try await createJob(kind: "noop")
+        _ = try await open.next { $0.name == "jobs" && $0.data.contains("\"id\":\"\(id)\"") }
+        // A page written before that frame went out opens its stream after it.
+        var later = try await openLive(cookie: cookie, show: "newest")
+        let opening = try await later.next()
+        XCTAssertEqual(opening.name, "jobs", "\(opening)")
+        XCTAssertTrue(try opening.decode([LiveStream.Row].self).contains { $0.id == id })
+    }
+
+    func testAJobPageStreamStartsWithItsJob() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        let id = try await createJob(kind: "noop")
+        var stream = try await openLive(cookie: cookie, show: id)
+        let opening = try await stream.next()
+        XCTAssertEqual(opening.name, "jobs", "\(opening)")
+        XCTAssertEqual(try opening.decode([LiveStream.Row].self).map(\.id), [id])
+    }
 }

@@ -1,8 +1,11 @@
 /// The console's only script, served from the binary at `/admin/assets/console.js`: it keeps the
 /// open page live from `/admin/live` (Server-Sent Events). The overview swaps in the content each
-/// `overview` frame carries; the job list replaces rows that changed and, on its first page, adds
-/// new jobs that match its filters at the top (50 rows at most); a job's page updates its
-/// progress and reloads when its state changes. Every page works without it.
+/// `overview` frame carries; the job list replaces rows that changed and, on its first page, puts
+/// in the jobs that match its filters and belong on it — in their place by id, as a reload would
+/// (50 rows at most); a job's page updates its progress and reloads when its state changes. The
+/// job list's first page and a job's page ask the stream to start with what they show as it
+/// stands now (`show`), so nothing that changed before the stream opened is missed. Every page
+/// works without it.
 enum Script {
     static let js = #"""
 (function () {
@@ -14,7 +17,13 @@ enum Script {
   var say = function (text) { if (status) status.textContent = text; };
   var fromHTML = function (html) { var t = document.createElement("template"); t.innerHTML = html.trim(); return t.content.firstElementChild; };
   var stamp = function () { return new Date().toISOString().slice(11, 19) + " UTC"; };
-  var source = new EventSource("/admin/live");
+  var table = document.getElementById("jobs-table");
+  var body = table && table.tBodies[0];
+  var firstPage = table && table.getAttribute("data-first-page") === "true";
+  var holder = document.querySelector("[data-job]");
+  // Each (re)connection starts with the rows as they stand: what changed meanwhile is not lost.
+  var show = view === "jobs" && firstPage ? "newest" : view === "job" && holder ? holder.dataset.job : "";
+  var source = new EventSource("/admin/live" + (show ? "?show=" + encodeURIComponent(show) : ""));
   source.onopen = function () { say("Live."); };
   source.onerror = function () { say("Live updates interrupted; reconnecting…"); };
 
@@ -28,25 +37,34 @@ enum Script {
   }
 
   if (view === "jobs") {
-    var table = document.getElementById("jobs-table");
-    var body = table && table.tBodies[0];
-    var firstPage = table && table.getAttribute("data-first-page") === "true";
     var filter = function (name) { var input = document.querySelector(".filters [name='" + name + "']"); return input ? input.value.trim() : ""; };
     var matches = function (row) {
       var kind = filter("kind"), state = filter("state"), owner = filter("owner");
       return (!kind || row.dataset.kind === kind) && (!state || row.dataset.state === state) && (!owner || row.dataset.owner === owner) && !filter("since");
     };
+    // Where a row the page lacks goes: before the first older row (ids are UUIDv7, newest
+    // first, and their text sorts as they do), at the end of a page not yet full, or nowhere
+    // (undefined) when it is older than a full page's last row — it belongs to an older page.
+    // A job may be new in any state (a worker can finish it before the page hears of it), and
+    // one whose insert committed late can land below rows already shown.
+    var place = function (row) {
+      for (var j = 0; j < body.rows.length; j++) if (body.rows[j].dataset.id < row.dataset.id) return body.rows[j];
+      return body.rows.length < 50 ? null : undefined;
+    };
     source.addEventListener("jobs", function (event) {
       if (!body) return;
       var rows = JSON.parse(event.data), added = 0, changed = 0;
-      for (var i = rows.length - 1; i >= 0; i--) {
+      for (var i = 0; i < rows.length; i++) {
         var row = fromHTML(rows[i].html);
         var existing = document.getElementById(row.id);
         if (existing) {
-          if (existing.dataset.state !== row.dataset.state || existing.outerHTML !== row.outerHTML) { existing.replaceWith(row); changed++; }
-        } else if (firstPage && matches(row) && rows[i].state === "queued") {
+          // (Compared without its classes: a row put in live is marked "fresh".)
+          if (existing.dataset.state !== row.dataset.state || existing.innerHTML !== row.innerHTML) { existing.replaceWith(row); changed++; }
+        } else if (firstPage && matches(row)) {
+          var before = place(row);
+          if (before === undefined) continue;
           row.classList.add("fresh");
-          body.insertBefore(row, body.firstChild);
+          body.insertBefore(row, before);
           added++;
         }
       }
@@ -56,7 +74,6 @@ enum Script {
   }
 
   if (view === "job") {
-    var holder = document.querySelector("[data-job]");
     source.addEventListener("jobs", function (event) {
       if (!holder) return;
       JSON.parse(event.data).forEach(function (row) {

@@ -17,18 +17,9 @@ public struct JobBrowseQuery: Sendable, Equatable {
     public var search: String?
     /// Jobs older than this one (the previous page's last).
     public var before: UUID?
-    /// Jobs newer than this one (the console's live feed: what was enqueued since it last looked).
-    public var after: UUID?
     public var limit = 50
 
     public init() {}
-
-    /// The newest `limit` jobs, whatever they are.
-    public static func newest(limit: Int) -> JobBrowseQuery {
-        var query = JobBrowseQuery()
-        query.limit = limit
-        return query
-    }
 }
 
 extension JobQueue {
@@ -48,7 +39,6 @@ extension JobQueue {
                AND (\(query.createdBefore)::timestamptz IS NULL OR created_at < \(query.createdBefore)::timestamptz)
                AND (\(searchText)::text IS NULL OR id = \(searchID)::uuid OR request_id = \(searchText)::text)
                AND (\(query.before)::uuid IS NULL OR id < \(query.before)::uuid)
-               AND (\(query.after)::uuid IS NULL OR id > \(query.after)::uuid)
              ORDER BY id DESC
              LIMIT \(limit + 1)
             """, logger: logger)
@@ -56,6 +46,15 @@ extension JobQueue {
         for try await row in rows { jobs.append(try Job(row: row)) }
         let more = jobs.count > limit
         return (Array(jobs.prefix(limit)), more)
+    }
+
+    /// The ids of the newest `limit` jobs, newest first: the primary key read backwards, what the
+    /// first page of the console's job list holds (its live feed compares one look with the next).
+    package func newestJobIDs(limit: Int) async throws -> [UUID] {
+        let rows = try await client.query("SELECT id FROM jobs ORDER BY id DESC LIMIT \(max(1, limit))", logger: logger)
+        var ids: [UUID] = []
+        for try await id in rows.decode(UUID.self) { ids.append(id) }
+        return ids
     }
 
     /// These jobs (those that still exist), newest first.
