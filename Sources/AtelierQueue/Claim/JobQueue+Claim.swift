@@ -2,27 +2,39 @@ import Foundation
 import PostgresNIO
 
 extension JobQueue {
+    /// How long a job marked to run alone may wait before busy workers stop claiming to make
+    /// room for it (`ATELIER_ISOLATION_WAIT`).
+    public static let defaultIsolationWait = Duration.seconds(5)
+
     /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then oldest.
     ///
-    /// The claim query is `atelier_claim` in `Migrations/0002_claim_function.sql` (0008 adds the crash count to what it returns, 0009 the snoozes): pick rows
-    /// from the partial index of queued jobs in claim order, skipping rows another worker is
-    /// claiming at this instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in
-    /// the same statement, and append a `running` event for each. Paused queues are left alone.
-    /// It lives in the database so its planner settings can pin the index walk: cost is
-    /// O(limit), not O(queued jobs), even when statistics are stale. Where the claim sits in a
-    /// job's life (wake-up, batch refill, leases): docs/architecture.md §2.2.
+    /// The claim query is `atelier_claim` in `Migrations/0002_claim_function.sql` (0008 adds the
+    /// crash count to what it returns, 0009 the snoozes, 0013 the isolation of jobs whose worker
+    /// died under them): pick rows from the partial index of queued jobs in claim order, skipping
+    /// rows another worker is claiming at this instant (`FOR UPDATE SKIP LOCKED`), mark them
+    /// running under a lease in the same statement, and append a `running` event for each.
+    /// Paused queues are left alone. It lives in the database so its planner settings can pin
+    /// the index walk: cost is O(limit), not O(queued jobs), even when statistics are stale.
+    /// Where the claim sits in a job's life (wake-up, batch refill, leases): docs/architecture.md §2.2.
+    ///
+    /// A job marked `run_alone` (0013) is claimed only when `worker` is running nothing — as the
+    /// database sees it: its claims whose completion has not landed — and then alone; a worker
+    /// holding such a job gets nothing; a busy worker gets nothing either while a marked job it
+    /// could run has waited longer than `isolationWait`, so it drains and takes that job next.
     package func claim(
-        worker: String, queues: [String], kinds: [String], limit: Int, lease: Duration
+        worker: String, queues: [String], kinds: [String], limit: Int, lease: Duration,
+        isolationWait: Duration = JobQueue.defaultIsolationWait
     ) async throws -> [ClaimedJob] {
         guard limit > 0, !queues.isEmpty, !kinds.isEmpty else { return [] }
-        let statement = ClaimStatement(worker: worker, queues: queues, kinds: kinds, limit: limit, leaseMilliseconds: lease.milliseconds)
+        let statement = ClaimStatement(worker: worker, queues: queues, kinds: kinds, limit: limit,
+                                       leaseMilliseconds: lease.milliseconds, isolationWaitMilliseconds: isolationWait.milliseconds)
         var jobs: [ClaimedJob] = []
-        for try await (id, kind, queue, priority, owner, payload, attempt, maxAttempts, requestID, createdAt, crashes, snoozes, snoozeStreak)
+        for try await (id, kind, queue, priority, owner, payload, attempt, maxAttempts, requestID, createdAt, crashes, snoozes, snoozeStreak, runAlone)
             in try await client.execute(statement, logger: logger) {
             jobs.append(ClaimedJob(
                 id: id, kind: kind, queue: queue, priority: priority, owner: owner, payload: payload,
                 attempt: attempt, maxAttempts: maxAttempts, requestID: requestID, createdAt: createdAt,
-                leaseOwner: worker, crashes: crashes, snoozes: snoozes, snoozeStreak: snoozeStreak))
+                leaseOwner: worker, crashes: crashes, snoozes: snoozes, snoozeStreak: snoozeStreak, runAlone: runAlone))
         }
         return jobs
     }
@@ -30,20 +42,21 @@ extension JobQueue {
 
 /// `atelier_claim(…)`, prepared once per connection (every idle poll and every refill sends it).
 private struct ClaimStatement: PostgresPreparedStatement {
-    static let name = "atelier_claim_v3"
-    static let sql = "SELECT * FROM atelier_claim($1, $2::text[], $3::text[], $4::integer, $5::bigint)"
+    static let name = "atelier_claim_v4"
+    static let sql = "SELECT * FROM atelier_claim($1, $2::text[], $3::text[], $4::integer, $5::bigint, $6::bigint)"
 
-    typealias Row = (UUID, String, String, Int, String, String, Int, Int, String?, Date, Int, Int, Int)
+    typealias Row = (UUID, String, String, Int, String, String, Int, Int, String?, Date, Int, Int, Int, Bool)
 
-    var worker: String, queues: [String], kinds: [String], limit: Int, leaseMilliseconds: Int64
+    var worker: String, queues: [String], kinds: [String], limit: Int, leaseMilliseconds: Int64, isolationWaitMilliseconds: Int64
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 5)
+        var bindings = PostgresBindings(capacity: 6)
         bindings.append(worker)
         bindings.append(queues)
         bindings.append(kinds)
         bindings.append(limit)
         bindings.append(leaseMilliseconds)
+        bindings.append(isolationWaitMilliseconds)
         return bindings
     }
 

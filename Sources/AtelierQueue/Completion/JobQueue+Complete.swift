@@ -37,7 +37,7 @@ extension JobQueue {
 /// The completion statement, prepared once per connection: it is the hottest statement a busy
 /// worker sends, and parsing and planning it each time cost more than running it.
 private struct CompleteStatement: PostgresPreparedStatement {
-    static let name = "atelier_complete_v4"
+    static let name = "atelier_complete_v5"
     static let sql = """
 
             WITH input AS (
@@ -51,6 +51,8 @@ private struct CompleteStatement: PostgresPreparedStatement {
                     attempt = CASE WHEN c.outcome = 'released' THEN j.attempt - 1 ELSE j.attempt END,
                     -- The handler finished this attempt: the job did not kill its worker (0008).
                     crash_streak = CASE WHEN c.outcome = 'released' THEN j.crash_streak ELSE 0 END,
+                    -- ... so it need not run alone any more (0013).
+                    run_alone = CASE WHEN c.outcome = 'released' THEN j.run_alone ELSE false END,
                     -- A snoozed attempt does not count against max_attempts (0009).
                     snoozes = CASE WHEN c.outcome = 'snoozed' THEN j.snoozes + 1 ELSE j.snoozes END,
                     snooze_streak = CASE c.outcome WHEN 'snoozed' THEN j.snooze_streak + 1

@@ -23,9 +23,13 @@ public struct Job: Sendable, Equatable {
     public var maxAttempts: Int
     /// Claims that ended because their worker stopped (killed, or hung past its lease).
     public var crashes: Int
-    /// Of those, how many in a row since an attempt's handler last finished; the rescuer fails
-    /// the job as a poison pill when this reaches the crash limit.
+    /// Of those, how many in a row since an attempt's handler last finished, counting only the
+    /// crashes of a worker that was running nothing but this job; the rescuer fails the job as
+    /// a poison pill when this reaches the crash limit.
     public var crashStreak: Int
+    /// The job's worker died under it since an attempt's handler last finished: it is claimed
+    /// only by a worker that runs nothing else, so its next crash is its own (migration 0013).
+    public var runAlone: Bool
     /// Claims whose handler met an outage (the blob store down) and gave the job back for later.
     public var snoozes: Int
     /// Of those, how many in a row since an attempt's handler last finished otherwise: each one
@@ -52,18 +56,18 @@ public struct Job: Sendable, Equatable {
         id, kind, queue, state, priority::int, owner, payload::text, result::text, error, errors::text,
         attempt, max_attempts, run_at, lease_owner, lease_expires_at, progress::int, progress_step,
         cancel_requested, idempotency_key, request_id, parent_id, follow_up::text, created_at, updated_at, started_at, finished_at,
-        crashes, crash_streak, snoozes, snooze_streak
+        crashes, crash_streak, snoozes, snooze_streak, run_alone
         """
 
     init(row: PostgresRow) throws {
         let (id, kind, queue, state, priority, owner, payload, result, error, errors,
              attempt, maxAttempts, runAt, leaseOwner, leaseExpiresAt, progress, progressStep,
              cancelRequested, idempotencyKey, requestID, parentID, followUp, createdAt, updatedAt, startedAt, finishedAt,
-             crashes, crashStreak, snoozes, snoozeStreak)
+             crashes, crashStreak, snoozes, snoozeStreak, runAlone)
             = try row.decode((UUID, String, String, String, Int, String, String, String?, String?, String,
                               Int, Int, Date, String?, Date?, Int, String?,
                               Bool, String?, String?, UUID?, String?, Date, Date, Date?, Date?,
-                              Int, Int, Int, Int).self)
+                              Int, Int, Int, Int, Bool).self)
         self.id = id
         self.kind = kind
         self.queue = queue
@@ -80,6 +84,7 @@ public struct Job: Sendable, Equatable {
         self.crashStreak = crashStreak
         self.snoozes = snoozes
         self.snoozeStreak = snoozeStreak
+        self.runAlone = runAlone
         self.runAt = runAt
         self.leaseOwner = leaseOwner
         self.leaseExpiresAt = leaseExpiresAt
@@ -121,6 +126,9 @@ public struct ClaimedJob: Sendable, Equatable {
     /// Of those, how many in a row just before this claim; the next snooze waits longer
     /// (``SnoozePolicy``).
     public var snoozeStreak: Int = 0
+    /// The job was marked to run alone (its worker died under it before): the worker that
+    /// claimed it claims nothing else until this attempt is over.
+    public var runAlone: Bool = false
 
     /// This attempt's number among attempts whose handler ran to an end (1 for the first):
     /// the claim number minus the attempts lost to dead workers and those snoozed during an

@@ -1,8 +1,9 @@
 import AtelierQueue
 import Logging
 
-/// Returns the jobs of dead workers to the queue, or fails those that keep killing their
-/// workers as poison pills (`crashLimit` crashes in a row). The statement and its rules are
+/// Returns the jobs of dead workers to the queue, marked to run alone, or fails those that keep
+/// killing their workers as poison pills (`crashLimit` crashes in a row, each while running
+/// alone). The statement and its rules are
 /// ``JobQueue/rescueLostJobs(restartGrace:crashLimit:)``; the maintenance leader runs it every tick.
 /// Why crashes are counted apart from failures: docs/reliability.md; the rescue in a job's life:
 /// docs/architecture.md §2.6.

@@ -27,6 +27,8 @@ public final class Worker: Service, Sendable {
     private let doorbell = Doorbell()
     private let stopping = Atomic<Bool>(false)
     private let processed = Atomic<Int64>(0)
+    /// A job marked to run alone is running (or its completion is being written): claim nothing.
+    private let runningAlone = Atomic<Bool>(false)
     private let completer: JobCompleter
     /// Where jobs keep their files; purged jobs' folders are removed with them.
     private let blobs: (any BlobStore)?
@@ -107,18 +109,26 @@ public final class Worker: Service, Sendable {
     /// waits until `refillThreshold` slots are free instead of claiming one job per finished
     /// job, so a busy worker spends one claim statement per batch, not per job. When the queue
     /// ran dry, any free slot claims as soon as a notification or the poll says there is work.
+    ///
+    /// Isolation (migration 0013): a job whose worker died under it comes back marked to run
+    /// alone. The claim gives it only to a worker that runs nothing (and then alone), so while it
+    /// runs this loop claims nothing; the claim also gives a busy worker nothing while such a
+    /// job has waited `isolationWait`, and the worker drains. Either way, the moment this
+    /// worker's last completion lands it claims again (`runJob` rings), so an idle worker picks
+    /// up a waiting marked job at once.
     private func claimLoop() async {
         await withDiscardingTaskGroup { jobs in
             var backoff = Duration.milliseconds(100)
             var backlog = false
             while !isStopping && !Task.isCancelled {
                 let free = configuration.concurrency - running.count
-                if free >= (backlog ? refillThreshold : 1) {
+                if free >= (backlog ? refillThreshold : 1) && !runningAlone.load(ordering: .acquiring) {
                     do {
                         let claimed = try await queue.claim(
                             worker: id, queues: configuration.queues, kinds: handlers.kinds,
-                            limit: free, lease: configuration.lease)
+                            limit: free, lease: configuration.lease, isolationWait: configuration.isolationWait)
                         backoff = .milliseconds(100)
+                        if claimed.contains(where: \.runAlone) { runningAlone.store(true, ordering: .releasing) }
                         for job in claimed {
                             let signal = StopSignal()
                             running.add(job, signal: signal)
@@ -158,6 +168,10 @@ public final class Worker: Service, Sendable {
             }
         }
         processed.add(1, ordering: .relaxed)
+        // The database now sees this worker idle (or no longer holding a job to run alone): the
+        // claim may give it a marked job, or more jobs after one. Claim now, not at the next poll.
+        if job.runAlone { runningAlone.store(false, ordering: .releasing) }
+        if job.runAlone || running.count == 0 { doorbell.ring() }
     }
 
     /// Lets running jobs finish for `drainTimeout`, then stops the rest (they are released).

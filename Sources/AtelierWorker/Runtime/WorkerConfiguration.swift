@@ -15,9 +15,12 @@ public struct WorkerConfiguration: Sendable {
     /// How often the maintenance leader looks for jobs of dead workers (killed processes are
     /// seen within one tick), and how often standby processes try to take the lead.
     public var rescueInterval: Duration = .seconds(1)
-    /// A job that loses its worker this many times in a row is failed as a poison pill.
-    /// Those attempts never count against the job's `max_attempts`.
+    /// A job that loses its worker this many times in a row while running alone is failed as a
+    /// poison pill. Those attempts never count against the job's `max_attempts`.
     public var crashLimit: Int = JobQueue.defaultCrashLimit
+    /// A job whose worker died under it runs alone next: an idle worker takes it. When one has
+    /// waited this long, busy workers stop claiming until one of them is idle and takes it.
+    public var isolationWait: Duration = JobQueue.defaultIsolationWait
     /// The orphan sweep removes blob folders of jobs that do not exist (purged, or never
     /// inserted) and leftovers of interrupted writes once they are this old; nil turns it off.
     public var orphanGrace: Duration? = .seconds(3600)
@@ -39,6 +42,7 @@ public struct WorkerConfiguration: Sendable {
         guard (1...1000).contains(concurrency) else { throw .invalidArgument("concurrency must be between 1 and 1000, got \(concurrency)") }
         guard !queues.isEmpty else { throw .invalidArgument("a worker needs at least one queue") }
         guard crashLimit >= 1 else { throw .invalidArgument("the crash limit must be at least 1, got \(crashLimit)") }
+        guard isolationWait >= .zero else { throw .invalidArgument("the isolation wait must not be negative") }
         guard sweepInterval > .zero else { throw .invalidArgument("the sweep interval must be positive") }
         guard heartbeatInterval < lease else {
             throw .invalidArgument("the heartbeat interval (\(heartbeatInterval)) must be shorter than the lease (\(lease))")

@@ -72,7 +72,8 @@ struct JobsCommand: AsyncParsableCommand {
                     ("id", job.id.uuidString.lowercased()), ("kind", job.kind), ("queue", job.queue),
                     ("state", job.state.rawValue), ("priority", String(job.priority)), ("owner", job.owner),
                     ("attempt", "\(job.attempt - job.crashes - job.snoozes) of \(job.maxAttempts)"),
-                    ("crashes", "\(job.crashes) attempt(s) lost to a stopped worker, \(job.crashStreak) in a row (not counted above)"),
+                    ("crashes", "\(job.crashes) attempt(s) lost to a stopped worker, \(job.crashStreak) in a row running alone (not counted above)"
+                        + (job.runAlone ? "; runs alone next" : "")),
                     ("progress", "\(job.progress)%" + (job.progressStep.map { " (\($0))" } ?? "")),
                     ("created", time(job.createdAt)), ("run at", time(job.runAt)), ("started", time(job.startedAt)),
                     ("finished", time(job.finishedAt)), ("payload", job.payload), ("result", job.result ?? "-"),

@@ -16,7 +16,7 @@ struct WorkCommand: AsyncParsableCommand {
             Environment: ATELIER_WORKER_CONCURRENCY, ATELIER_WORKER_PROCESSES, ATELIER_QUEUES, ATELIER_KINDS,
             ATELIER_LEASE, ATELIER_HEARTBEAT_INTERVAL, ATELIER_POLL_INTERVAL, ATELIER_RESCUE_INTERVAL,
             ATELIER_DRAIN_TIMEOUT, ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever),
-            ATELIER_CRASH_LIMIT (5), ATELIER_ORPHAN_GRACE (1h; 0 turns the orphan sweep off),
+            ATELIER_CRASH_LIMIT (5), ATELIER_ISOLATION_WAIT (5s), ATELIER_ORPHAN_GRACE (1h; 0 turns the orphan sweep off),
             ATELIER_SWEEP_INTERVAL (10m), ATELIER_DATA_DIR (blobs for image jobs),
             ATELIER_BLOB_STORE (local | s3, with ATELIER_S3_*).
             """)
@@ -45,6 +45,7 @@ struct WorkCommand: AsyncParsableCommand {
                 configuration.retention = retention == .zero ? nil : retention
             }
             configuration.crashLimit = try settings.int("ATELIER_CRASH_LIMIT") ?? configuration.crashLimit
+            configuration.isolationWait = try settings.duration("ATELIER_ISOLATION_WAIT") ?? configuration.isolationWait
             if let grace = try settings.duration("ATELIER_ORPHAN_GRACE") {
                 configuration.orphanGrace = grace == .zero ? nil : grace
             }

@@ -33,7 +33,7 @@ enum JSONOutput {
             "id": job.id.uuidString.lowercased(), "kind": job.kind, "queue": job.queue, "state": job.state.rawValue,
             "priority": job.priority, "owner": job.owner, "payload": embedded(job.payload), "result": embedded(job.result),
             "error": value(job.error), "errors": embedded(job.errors), "attempt": job.attempt, "max_attempts": job.maxAttempts,
-            "crashes": job.crashes, "crash_streak": job.crashStreak, "snoozes": job.snoozes, "snooze_streak": job.snoozeStreak,
+            "crashes": job.crashes, "crash_streak": job.crashStreak, "run_alone": job.runAlone, "snoozes": job.snoozes, "snooze_streak": job.snoozeStreak,
             "run_at": time(job.runAt), "lease_owner": value(job.leaseOwner), "lease_expires_at": time(job.leaseExpiresAt),
             "progress": job.progress, "progress_step": value(job.progressStep), "cancel_requested": job.cancelRequested,
             "idempotency_key": value(job.idempotencyKey), "request_id": value(job.requestID),
