@@ -2,7 +2,7 @@ import AtelierJobs
 import Foundation
 import XCTest
 
-/// `noop`, `sleep`, `fail`, `echo`: the diagnostic kinds' payloads and results.
+/// `noop`, `sleep`, `fail`, `echo`, `crash`: the diagnostic kinds' payloads and results.
 final class DiagnosticJobsTests: XCTestCase {
     func testSleep() throws {
         let payload = try SleepJob().payload(options: Contract.options(#"{"ms": 250.0}"#), input: nil)
@@ -22,6 +22,16 @@ final class DiagnosticJobsTests: XCTestCase {
         XCTAssertEqual(Contract.refusal { _ = try FailJob().payload(options: Contract.options(#"{"permanent": "yes"}"#), input: nil) }?.field,
                        "options.permanent")
         XCTAssertEqual(try Contract.text(FailJob.Result(succeededOnAttempt: 2)), #"{"succeeded_on_attempt":2}"#)
+    }
+
+    func testCrash() throws {
+        XCTAssertEqual(try Contract.text(CrashJob().payload(options: Contract.options(#"{"after_ms": 200}"#), input: nil)), #"{"after_ms":200}"#)
+        XCTAssertEqual(try Contract.text(CrashJob().payload(options: [:], input: nil)), #"{"after_ms":0}"#, "at once by default")
+        XCTAssertEqual(try Contract.decode(CrashJob.Payload.self, #"{"after_ms": 5}"#).delay(), 5)
+        for bad in [#"{"after_ms": "soon"}"#, #"{"after_ms": -1}"#, #"{"after_ms": 60001}"#, #"{"after_ms": 1.5}"#] {
+            XCTAssertEqual(Contract.refusal { _ = try CrashJob().payload(options: Contract.options(bad), input: nil) }?.field, "options.after_ms", bad)
+        }
+        XCTAssertEqual(Contract.refusal { _ = try CrashJob.Payload(afterMs: 100_000).delay() }?.field, "options.after_ms")
     }
 
     func testNoopAndEcho() throws {

@@ -4,7 +4,7 @@ import Foundation
 import XCTest
 
 /// Real `atelier work` processes against a real PostgreSQL: exactly-once under concurrency,
-/// SIGKILL recovery with fencing, the supervisor, and SIGTERM drain.
+/// SIGKILL recovery with fencing, the supervisor, SIGTERM drain, and a real poison pill.
 final class WorkerProcessTests: DatabaseTestCase {
     func testFourProcessesRunEveryJobExactlyOnce() async throws {
         let log = ExecutionLogFile()
@@ -95,5 +95,21 @@ final class WorkerProcessTests: DatabaseTestCase {
         worker.signal(SIGTERM)
         try await XCTAssertEqualAsync(try await worker.waitForExit(), 0)
         try await XCTAssertEqualAsync(try await queue.job(id: id).state, .succeeded, "drained, not abandoned")
+    }
+
+    func testTheCrashKindKillsEveryWorkerThatRunsItUntilItIsFailedAsAPoisonPill() async throws {
+        // Each worker process that claims it dies of SIGKILL, as if it had run out of memory.
+        // The test rescues between processes (crash limit 2), so no worker's own rescuer races it.
+        let id = try await queue.enqueue(NewJob(kind: "crash", payload: #"{"after_ms": 0}"#)).id
+        for n in 1...2 {
+            let worker = try AtelierProcess.worker(db, arguments: ["--kinds", "crash"])
+            try await XCTAssertEqualAsync(try await worker.waitForExit(), 128 + SIGKILL, "the job killed worker \(n)")
+            try await XCTAssertEqualAsync(try await queue.rescueLostJobs(restartGrace: .zero, crashLimit: 2), 1)
+        }
+        let job = try await queue.job(id: id)
+        XCTAssertEqual(job.state, .failed)
+        XCTAssertEqual([job.attempt, job.crashes, job.crashStreak], [2, 2, 2])
+        XCTAssertTrue(job.error?.hasPrefix("poison pill: the job stopped its worker 2 times in a row while running alone") == true,
+                      job.error ?? "no error")
     }
 }

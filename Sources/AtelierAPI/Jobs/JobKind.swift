@@ -48,9 +48,10 @@ public struct JobKindCatalog: Sendable {
     /// `index`: a text or an image embedded for search.
     public static let index = JobKind(IndexJob())
 
-    /// The diagnostic kinds every worker runs: `noop`, `sleep {ms}`, `fail {message?, permanent?}`
-    /// and `echo` (returns its input image unchanged as the result, proving the blob path end to end).
+    /// The diagnostic kinds every worker runs: `noop`, `sleep {ms}`, `fail {message?, permanent?}`,
+    /// `echo` (returns its input image unchanged as the result, proving the blob path end to end)
+    /// and `crash {after_ms?}` (SIGKILLs its worker process: a poison pill).
     public static let diagnostics: [JobKind] = [
-        JobKind(NoopJob()), JobKind(SleepJob()), JobKind(FailJob(), maxAttempts: 3), JobKind(EchoJob()),
+        JobKind(NoopJob()), JobKind(SleepJob()), JobKind(FailJob(), maxAttempts: 3), JobKind(EchoJob()), JobKind(CrashJob()),
     ]
 }

@@ -4,7 +4,8 @@ import AtelierStorage
 import Foundation
 
 /// Handlers every worker has, for smoke tests, the test suite and `atelier bench`:
-/// `noop` does nothing, `sleep` waits (cancellably), `fail` fails as told.
+/// `noop` does nothing, `sleep` waits (cancellably), `fail` fails as told, `crash` kills its
+/// process (a poison pill).
 ///
 /// If `ATELIER_DIAGNOSTIC_LOG` names a file, each run appends one line
 /// `job_id attempt pid started_unix_ns` to it (a single O_APPEND write, atomic across processes),
@@ -14,7 +15,8 @@ public enum DiagnosticHandlers {
     public static func all(environment: [String: String] = ProcessInfo.processInfo.environment,
                            blobs: (any BlobStore)? = nil) -> [any JobHandler] {
         let log = environment["ATELIER_DIAGNOSTIC_LOG"].flatMap { $0.isEmpty ? nil : ExecutionLog(path: $0) }
-        var handlers: [any JobHandler] = [NoopHandler(log: log), SleepHandler(log: log), FailHandler(log: log)]
+        var handlers: [any JobHandler] = [NoopHandler(log: log), SleepHandler(log: log), FailHandler(log: log),
+                                          CrashHandler(log: log)]
         if let blobs { handlers.append(EchoHandler(blobs: blobs, log: log)) }
         return handlers
     }

@@ -56,7 +56,7 @@ struct WorkCommand: AsyncParsableCommand {
             let blobs = try settings.blobStore()
             var handlers = HandlerRegistry(try BuiltInKinds.handlers(blobs: blobs, settings: settings))
             if let kinds = kinds.map({ $0.split(separator: ",").map(String.init) }) ?? settings.list("ATELIER_KINDS") {
-                let diagnostic = Set(["noop", "sleep", "fail", "echo"]).intersection(kinds)
+                let diagnostic = Set(["noop", "sleep", "fail", "echo", "crash"]).intersection(kinds)
                 if !diagnostic.isEmpty, try !BuiltInKinds.diagnosticsEnabled(settings) {
                     throw QueueError.invalidArgument("\(diagnostic.sorted().joined(separator: ", ")): diagnostic kinds run only with ATELIER_DIAGNOSTIC_KINDS=true")
                 }

@@ -253,8 +253,9 @@ enum EmbeddingModelCache {
 }
 
 /// The job kinds this build's workers run, as the API accepts them, and their handlers. The
-/// diagnostic kinds (`noop`, `sleep`, `fail`, `echo`) exist for tests and benchmarks: a `sleep`
-/// holds a worker slot for up to an hour, so they are off unless `ATELIER_DIAGNOSTIC_KINDS=true`.
+/// diagnostic kinds (`noop`, `sleep`, `fail`, `echo`, `crash`) exist for tests and benchmarks: a
+/// `sleep` holds a worker slot for up to an hour and a `crash` kills its worker process, so they
+/// are off unless `ATELIER_DIAGNOSTIC_KINDS=true`.
 enum BuiltInKinds {
     static func diagnosticsEnabled(_ settings: Settings) throws -> Bool {
         try settings.bool("ATELIER_DIAGNOSTIC_KINDS") ?? false
