@@ -7,8 +7,8 @@ import Synchronization
 /// The maintenance service: database-wide chores, done by one elected worker process at a
 /// time (the maintenance leader, ``LeaderLock``) while the others stand by.
 ///
-/// Every worker process runs it (``run()``: a ``tick()`` each `rescueInterval`); in a tick the
-/// lock's holder does what is due, and a standby does nothing:
+/// Every worker process runs it (``run()``: a ``tick()`` as it starts, then each
+/// `rescueInterval`); in a tick the lock's holder does what is due, and a standby does nothing:
 ///
 /// - every tick: the ``Rescuer`` (jobs of dead workers back to the queue, poison pills failed);
 /// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers) and the ``JobPurger``
@@ -55,14 +55,18 @@ final class Maintenance: Sendable {
         }
     }
 
-    /// Until the task is cancelled: a tick every `rescueInterval` (±20 %, so that standbys do
-    /// not all knock at once); then gives the lead away.
+    /// Until the task is cancelled: a tick at once, then one every `rescueInterval` (±20 %, so
+    /// that standbys do not all knock at once); then gives the lead away.
+    ///
+    /// The first tick does not wait: a process that starts is often the replacement of one that
+    /// died, whose jobs (and whose lead) are waiting for it. Waiting a whole interval first meant
+    /// that a fleet whose processes are killed about once a second (`./ops/chaos --kill-every
+    /// 0.5` with two processes) rescued almost nothing: few processes lived to their first tick.
     func run() async {
         while !Task.isCancelled {
+            await tick()
             let jitter = Double.random(in: 0.8...1.2)
             try? await Task.sleep(for: configuration.rescueInterval * jitter)
-            if Task.isCancelled { break }
-            await tick()
         }
         await resign()
     }
