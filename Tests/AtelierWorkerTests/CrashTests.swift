@@ -41,6 +41,8 @@ final class CrashTests: DatabaseTestCase {
     /// default, its process is gone (it holds no liveness lock). Returns the job afterwards.
     private func crash(_ id: UUID, worker: String, kinds: [String] = ["k"], crashLimit: Int = JobQueue.defaultCrashLimit,
                        hung: Bool = false, file: StaticString = #filePath, line: UInt = #line) async throws -> Job {
+        // Whatever wait the last crash alone set has passed (testRepeatedCrashesAloneAreSpacedOut).
+        try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id) AND state = 'queued'")
         let claimed = try await claim(worker, kinds: kinds)
         XCTAssertEqual(claimed?.id, id, "the job was claimable", file: file, line: line)
         if hung {
@@ -64,6 +66,7 @@ final class CrashTests: DatabaseTestCase {
             XCTAssertTrue(job.runAlone)
             XCTAssertEqual(job.error, "worker doomed-\(n) stopped during attempt \(n) " + (n == 2 ? "(its lease expired)" : "(its process is gone)"))
         }
+        try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id)")   // the last crash's wait is over
         let survivor = try await claim("healthy")
         XCTAssertEqual(survivor?.attempt, 4, "the claim number keeps counting: completion is fenced on it")
         XCTAssertEqual(survivor?.handlerAttempt, 1, "but this is the handler's first attempt")
@@ -113,7 +116,9 @@ final class CrashTests: DatabaseTestCase {
         let id = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 10)).id
         for n in 1...2 { _ = try await crash(id, worker: "a-\(n)", crashLimit: 3) }
         // The handler finishes an attempt (a transient failure): the job did not kill that worker.
-        let attempt = try await claim("b")!
+        try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id)")   // the second crash's wait is over
+        let claimed = try await claim("b")
+        let attempt = try XCTUnwrap(claimed)
         _ = try await queue.complete([Completion(job: attempt, outcome: .retry(error: "flaky", delay: .zero))], worker: "b")
         try await XCTAssertEqualAsync(try await queue.job(id: id).crashStreak, 0)
         for n in 1...2 {
@@ -208,6 +213,26 @@ final class CrashTests: DatabaseTestCase {
         try await XCTAssertEqualAsync(try await claimMany("idle", queues: ["default", "slow"]).map(\.id), [marked])
     }
 
+    func testRepeatedCrashesAloneAreSpacedOut() async throws {
+        // The first crash alone is retried at once (a single kill costs no extra wait); from the
+        // second in a row on, the job waits 1 s, 2 s, 4 s … (±25 %) before it runs alone again.
+        // The wait is read as run_at − updated_at, both set by the rescue: no clock is involved.
+        let id = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 10)).id
+        let wait = { (job: UUID) async throws -> Double in
+            try await self.db.scalar("SELECT extract(epoch FROM run_at - updated_at)::float8 FROM jobs WHERE id = \(job)",
+                                     as: Double.self)
+        }
+        for (n, seconds) in [(1, 0.0), (2, 1.0), (3, 2.0), (4, 4.0)] {
+            _ = try await crash(id, worker: "alone-\(n)", crashLimit: 10)
+            let waited = try await wait(id)
+            XCTAssertTrue((seconds * 0.75...seconds * 1.25).contains(waited), "crash \(n) alone: waits \(waited) s, not about \(seconds) s")
+        }
+        // A crash shared with other jobs is no evidence against either: no wait.
+        let pair = try await queue.enqueue([NewJob(kind: "k2"), NewJob(kind: "k2")]).map(\.id)
+        try await crashTogether(pair, worker: "crowded", kinds: ["k2"])
+        for job in pair { try await XCTAssertEqualAsync(try await wait(job), 0) }
+    }
+
     func testAPoisonPillAmongOthersIsFailedOnceItHasCrashedAloneCrashLimitTimes() async throws {
         // The pill's first crash is shared with a bystander: neither is blamed, both run alone next.
         let pill = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 10)).id
@@ -250,16 +275,17 @@ final class CrashTests: DatabaseTestCase {
         try await crashTogether(ids, worker: "crowded")
         // A transient failure is a finished attempt: the handler ran to its end, the process lived.
         let first = try await claimMany("a")
-        XCTAssertEqual(first.map(\.id), [ids[0]])
+        XCTAssertEqual(first.count, 1)
+        let (one, other) = first.first?.id == ids[0] ? (ids[0], ids[1]) : (ids[1], ids[0])
         _ = try await queue.complete([Completion(job: first[0], outcome: .retry(error: "flaky", delay: .zero))], worker: "a")
-        let retried = try await queue.job(id: ids[0])
+        let retried = try await queue.job(id: one)
         XCTAssertEqual(retried.state, .queued)
         XCTAssertFalse(retried.runAlone, "a finished attempt clears the mark")
         // Released on shutdown: the handler did not finish, so the job still runs alone.
         let second = try await claimMany("b")
-        XCTAssertEqual(second.map(\.id), [ids[1]])
+        XCTAssertEqual(second.map(\.id), [other], "an idle worker takes the marked job first")
         _ = try await queue.complete([Completion(job: second[0], outcome: .released)], worker: "b")
-        try await XCTAssertTrueAsync(try await queue.job(id: ids[1]).runAlone, "a released attempt keeps the mark")
+        try await XCTAssertTrueAsync(try await queue.job(id: other).runAlone, "a released attempt keeps the mark")
     }
 
     func testHandlerFailuresStillCountAgainstMaxAttempts() async throws {
@@ -267,6 +293,7 @@ final class CrashTests: DatabaseTestCase {
         // after exactly max_attempts handler failures, as it did before 0008.
         let id = try await queue.enqueue(NewJob(kind: "fail", payload: #"{"message": "upstream 503"}"#, maxAttempts: 2)).id
         for n in 1...2 { _ = try await crash(id, worker: "dead-\(n)", kinds: ["fail"]) }
+        try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id)")   // the second crash's wait is over
         let worker = try InProcessWorker.start(db)
         var job = try await queue.job(id: id)
         try await db.eventually("the fail job to end") {

@@ -23,6 +23,9 @@ extension JobQueue {
     /// kills every worker it meets: it is failed, and its error and `failed` event
     /// (`reason: poison_pill`) say so. Jobs lost together with others keep their streak: one
     /// of them may have killed the process, or something else did, and running alone will tell.
+    /// A job requeued after its second crash alone in a row, or a later one, waits first (1 s,
+    /// doubling to 30 s, ±25 %): crashes come in bursts, and a streak spread over time is
+    /// evidence against the job rather than against the moment.
     @discardableResult
     package func rescueLostJobs(restartGrace: Duration = .seconds(15), crashLimit: Int = defaultCrashLimit) async throws -> Int {
         guard crashLimit >= 1 else { throw QueueError.invalidArgument("the crash limit must be at least 1, got \(crashLimit)") }
@@ -57,7 +60,12 @@ extension JobQueue {
                         ELSE v.what END,
                     errors = j.errors || jsonb_build_array(jsonb_build_object(
                         'attempt', j.attempt, 'at', now(), 'error', v.what, 'crash', true)),
-                    run_at = now(),
+                    -- A second crash alone in a row and the next ones wait before the next run: 1 s,
+                    -- doubling, ±25 %. Kills come in bursts; spaced out, a streak is the job's, not
+                    -- one bad moment of the host's (docs/reliability.md).
+                    run_at = now() + CASE WHEN v.others = 0 AND j.crash_streak >= 1
+                        THEN make_interval(secs => least(30, 2 ^ (j.crash_streak - 1)) * (0.75 + random() * 0.5))
+                        ELSE interval '0' END,
                     finished_at = CASE WHEN v.poison THEN now() END,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                   FROM judged v WHERE j.id = v.id
