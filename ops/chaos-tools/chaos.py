@@ -4,7 +4,8 @@ exports ATELIER_BIN, ATELIER_DATABASE_URL, ATELIER_DATA_DIR, CHAOS_DIR, CHAOS_PG
 CHAOS_PG_START and CHAOS_PSQL). Python standard library only.
 
 1. Makes test photos (PNG, drawn here) and takes the JPEG fixtures from Tests/.
-2. Starts `atelier serve` and `atelier work --processes 2` (a supervisor that restarts its children).
+2. Starts `atelier serve` and `atelier work --processes P` (a supervisor that restarts its
+   children; --processes, 2 by default).
 3. Sends N jobs through POST /v1/jobs at --rate per second from 8 client threads, each with an
    Idempotency-Key, retrying (same key) on connection errors and 5xx — so a retry never makes a
    second job — while
@@ -13,12 +14,17 @@ CHAOS_PG_START and CHAOS_PSQL). Python standard library only.
        down (GET /v1/jobs must answer 503 within --outage-answer seconds), and it is started again
        after --outage seconds; the API must then answer 200 again by itself;
      - the API is restarted (SIGTERM, start) at 60 % of the window.
+   With --poison N, N `crash` jobs (a diagnostic kind whose handler SIGKILLs its own worker
+   process) are sent among the others: real poison pills.
 4. Waits for every job to end, then checks each in the database and the blob directory.
 
-Lost: a job never created, or not succeeded at the end. Duplicated: more than one job for one
+Lost: a job never created, or created but not ended (still queued or running) at the deadline.
+Failed: a job of the mix that ended failed or cancelled — e.g. a healthy job taken for a poison
+pill (counted apart as failed_as_poison_pill). Duplicated: more than one job for one
 Idempotency-Key, or more than one `succeeded` event for one job. Wrong: a result that is not
 what the kind makes (a stylize result blob missing or not a JPEG/PNG of the stated size, an
 analysis report missing or not HTML, a caption without text, an index without a 384-d vector).
+Poison jobs are reported on their own: each must end failed as a poison pill.
 """
 import argparse
 import json
@@ -77,8 +83,8 @@ class Stack:
             self.api.kill()
             self.api.wait()
 
-    def start_workers(self):
-        self.supervisor = subprocess.Popen([BIN, "work", "--processes", "2"], env=self.env,
+    def start_workers(self, processes):
+        self.supervisor = subprocess.Popen([BIN, "work", "--processes", str(processes)], env=self.env,
                                            stdout=self.work_log, stderr=subprocess.STDOUT)
 
     def worker_pids(self):
@@ -120,7 +126,11 @@ def main():
     parser = argparse.ArgumentParser(description="./ops/chaos driver")
     parser.add_argument("--jobs", type=int, default=5000)
     parser.add_argument("--rate", type=float, default=None, help="jobs sent per second (default: 40; 20 with --quick)")
-    parser.add_argument("--kill-every", type=float, default=2.0)
+    parser.add_argument("--kill-every", type=float, default=2.0, help="seconds between SIGKILLs of a worker process")
+    parser.add_argument("--processes", type=int, default=2, help="worker processes under the supervisor")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"the mix, comma-separated (default {','.join(KINDS)})")
+    parser.add_argument("--poison", type=int, default=0,
+                        help="crash jobs (each SIGKILLs the worker process running it) sent among the others")
     parser.add_argument("--outage", type=float, default=6.0, help="seconds PostgreSQL stays down")
     parser.add_argument("--outage-answer", type=float, default=5.0, help="seconds the API may take to answer 503")
     parser.add_argument("--deadline", type=float, default=None, help="seconds to wait for every job after sending")
@@ -129,23 +139,30 @@ def main():
     args = parser.parse_args()
     if args.quick and "--jobs" not in sys.argv:
         args.jobs = 300
+    kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
+    if not kinds or any(kind not in KINDS for kind in kinds):
+        raise SystemExit(f"--kinds: choose among {', '.join(KINDS)}")
     rate = args.rate or (20.0 if args.quick else 40.0)
     deadline_after_send = args.deadline or (180.0 if args.quick else 900.0)
     seed = args.seed if args.seed is not None else int(time.time())
     rng = random.Random(seed)
 
     photos = drawn_photos(6) + fixture_photos(REPO)
-    log(f"{args.jobs} jobs at {rate:g}/s, a worker SIGKILLed every {args.kill_every:g} s, seed {seed}; "
-        f"{len(photos)} photos; logs in {CHAOS_DIR}")
+    log(f"{args.jobs} jobs ({','.join(kinds)}) at {rate:g}/s, {args.processes} worker processes, one SIGKILLed every "
+        f"{args.kill_every:g} s, {args.poison} poison jobs, seed {seed}; {len(photos)} photos; logs in {CHAOS_DIR}")
     token = subprocess.run([BIN, "tokens", "create", "--name", f"chaos-{seed}", "--owner", "chaos"],
                            capture_output=True, text=True, check=True).stdout.strip()
     port = 20000 + (os.getpid() % 20000)
     stack = Stack(port)
     stack.start_api()
-    stack.start_workers()
+    stack.start_workers(args.processes)
 
     # The jobs: a fixed mix, shuffled.
-    specs = make_specs(args.jobs, KINDS, len(photos), rng, f"chaos-{seed}")
+    specs = make_specs(args.jobs, kinds, len(photos), rng, f"chaos-{seed}")
+    # The poison pills: spread over the sending window (after the first tenth, so they meet a
+    # busy fleet), each waiting a moment before it kills its process so it dies among others.
+    poison = [{"key": f"chaos-{seed}-poison-{n}", "kind": "crash", "poison": True,
+               "slot": (n + 1) * args.jobs / (args.poison + 1)} for n in range(args.poison)]
 
     state = {"killing": True, "sending": True, "kills": 0, "done": False}
     accepted = {}            # key -> job id
@@ -160,7 +177,10 @@ def main():
             delay = due - time.time()
             if delay > 0:
                 time.sleep(delay)
-            body, content_type = body_for(spec, photos, "chaos")
+            if spec.get("poison"):
+                body, content_type = json.dumps({"kind": "crash", "options": {"after_ms": 300}}).encode(), "application/json"
+            else:
+                body, content_type = body_for(spec, photos, "chaos")
             first, tries, statuses = time.time(), 0, []
             while True:
                 tries += 1
@@ -185,6 +205,7 @@ def main():
                 time.sleep(0.25)
 
     senders = [threading.Thread(target=sender, args=(specs[i::8],), daemon=True) for i in range(8)]
+    senders.append(threading.Thread(target=sender, args=(poison,), daemon=True))
     for thread in senders:
         thread.start()
 
@@ -284,6 +305,10 @@ def main():
         SELECT coalesce(json_agg(json_build_object(
             'id', j.id, 'key', j.idempotency_key, 'kind', j.kind, 'state', j.state, 'result', j.result,
             'error', j.error, 'attempt', j.attempt, 'crashes', j.crashes,
+            'crashes_alone', (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.type IN ('requeued', 'failed')
+                                AND (e.data ->> 'shared_with')::int = 0),
+            'max_streak', (SELECT coalesce(max((e.data ->> 'crash_streak')::int), 0) FROM job_events e
+                            WHERE e.job_id = j.id AND e.data ? 'crash_streak'),
             'ms', extract(epoch FROM (j.finished_at - j.created_at)) * 1000,
             'succeeded_events', (SELECT count(*) FROM job_events e WHERE e.job_id = j.id AND e.type = 'succeeded'),
             'payload_size', j.payload -> 'input' ->> 'bytes')), '[]')
@@ -296,7 +321,7 @@ def main():
     for row in rows:
         by_key.setdefault(row["key"], []).append(row)
 
-    lost, duplicated, wrong = [], [], []
+    lost, failed, duplicated, wrong = [], [], [], []
     for spec in specs:
         found = by_key.get(spec["key"], [])
         if not found:
@@ -307,46 +332,73 @@ def main():
         row = found[0]
         if row["succeeded_events"] > 1:
             duplicated.append((spec["key"], f"{row['succeeded_events']} succeeded events"))
+        if row["state"] in ("queued", "running"):
+            lost.append((spec["key"], f"{row['kind']} still {row['state']} at the deadline: {row['error']}"))
+            continue
         if row["state"] != "succeeded":
-            lost.append((spec["key"], f"{row['kind']} {row['state']}: {row['error']}"))
+            failed.append((spec["key"], f"{row['kind']} {row['state']}: {row['error']}"))
             continue
         problem = check_result(row["kind"], row["result"], photos[spec["photo"]][2],
                                lambda: blob((row["result"] or {}).get("result_blob")))
         if problem:
             wrong.append((spec["key"], f"{row['kind']}: {problem}"))
 
-    times = sorted(row["ms"] for row in rows if row["state"] == "succeeded" and row["ms"] is not None)
-    crashed = [row for row in rows if row["crashes"]]
+    # The poison jobs: each must have ended failed as a poison pill.
+    poison_rows = [row for key in (p["key"] for p in poison) for row in by_key.get(key, [])[:1]]
+    poison_pills = [row for row in poison_rows if row["state"] == "failed" and (row["error"] or "").startswith("poison pill:")]
+    poison_wrong = [(p["key"], "never created" if not by_key.get(p["key"]) else
+                     f"{by_key[p['key']][0]['state']}: {by_key[p['key']][0]['error']}")
+                    for p in poison if not any(row["key"] == p["key"] for row in poison_pills)]
+
+    healthy = [row for row in rows if row["kind"] != "crash"]
+    times = sorted(row["ms"] for row in healthy if row["state"] == "succeeded" and row["ms"] is not None)
+    crashed = [row for row in healthy if row["crashes"]]
+    in_a_row = crashes_in_a_row()
     summary = {
-        "jobs": args.jobs, "accepted": len(accepted), "succeeded": len(times),
-        "lost": len(lost), "duplicated": len(duplicated), "wrong": len(wrong),
+        "jobs": args.jobs, "kinds": kinds, "processes": args.processes, "accepted": sum(1 for spec in specs if spec["key"] in accepted),
+        "succeeded": len(times), "lost": len(lost), "failed": len(failed),
+        "failed_as_poison_pill": sum(1 for _, why in failed if "poison pill" in why),
+        "duplicated": len(duplicated), "wrong": len(wrong),
         "p50_ms": round(percentile(times, 50)), "p99_ms": round(percentile(times, 99)),
         "max_ms": round(times[-1]) if times else 0,
         "kills": state["kills"], "jobs_with_crashes": len(crashed),
-        "max_crashes_one_job": max((row["crashes"] for row in rows), default=0),
+        "max_crashes_one_job": max((row["crashes"] for row in healthy), default=0),
+        "crashes_shared": sum(row["crashes"] - row["crashes_alone"] for row in healthy),
+        "crashes_alone": sum(row["crashes_alone"] for row in healthy),
+        "max_crash_streak": max((row["max_streak"] for row in healthy), default=0),
+        # What the streak would have been had every crash counted (0008 before 0013): healthy
+        # jobs that lost 5 (the default crash limit) or more attempts in a row to dead workers.
+        "max_crashes_in_a_row": max((in_a_row.get(row["id"], 0) for row in healthy), default=0),
+        "healthy_with_5_crashes_in_a_row": sum(1 for row in healthy if in_a_row.get(row["id"], 0) >= 5),
+        "poison": {"sent": len(poison), "failed_as_poison_pill": len(poison_pills), "not": len(poison_wrong),
+                   "crashes": sorted(row["crashes"] for row in poison_pills),
+                   "crashes_alone": sorted(row["crashes_alone"] for row in poison_pills)},
         "send_retries": sum(tries - 1 for _, _, _, tries, _ in send_log),
         "pg_outage": {k: v for k, v in outage.items() if k != "probes"},
         "pg_outage_answers": summarize_probes(outage.get("probes", [])),
         "api_restart_s": api_restart_s, "elapsed_s": round(elapsed), "rate": rate, "seed": seed,
     }
     by_kind = {}
-    for row in rows:
+    for row in healthy:
         if row["state"] == "succeeded" and row["ms"] is not None:
             by_kind.setdefault(row["kind"], []).append(row["ms"])
     summary["p50_ms_by_kind"] = {k: round(percentile(sorted(v), 50)) for k, v in sorted(by_kind.items())}
 
     with open(CHAOS_DIR / "results.jsonl", "a") as out:
         out.write(json.dumps(dict(summary, when=time.strftime("%Y-%m-%dT%H:%M:%S"))) + "\n")
-    for title, items in (("lost", lost), ("duplicated", duplicated), ("wrong", wrong)):
+    for title, items in (("lost", lost), ("failed", failed), ("duplicated", duplicated), ("wrong", wrong),
+                         ("poison job not failed as a poison pill", poison_wrong)):
         for key, why in items[:20]:
             log(f"{title}: {key} — {why}")
     print(json.dumps(summary, indent=2))
-    failed = lost or duplicated or wrong or not outage.get("ok")
+    bad = lost or failed or duplicated or wrong or poison_wrong or not outage.get("ok")
     if not outage.get("ok"):
         log("the API did not answer 503 promptly while PostgreSQL was down, or did not recover by itself: see pg_outage_answers")
-    log(("FAILED" if failed else "OK") + f": lost {len(lost)}, duplicated {len(duplicated)}, wrong {len(wrong)}; "
-        f"p50 {summary['p50_ms']} ms, p99 {summary['p99_ms']} ms; {state['kills']} kills; {summary['elapsed_s']} s")
-    return 1 if failed else 0
+    poison_note = f"; poison pills {len(poison_pills)}/{len(poison)} failed as such" if poison else ""
+    log(("FAILED" if bad else "OK") + f": lost {len(lost)}, failed {len(failed)}, duplicated {len(duplicated)}, "
+        f"wrong {len(wrong)}{poison_note}; p50 {summary['p50_ms']} ms, p99 {summary['p99_ms']} ms; "
+        f"{state['kills']} kills; {summary['elapsed_s']} s")
+    return 1 if bad else 0
 
 
 def summarize_probes(probes):
@@ -357,6 +409,25 @@ def summarize_probes(probes):
         entry["count"] += 1
         entry["max_s"] = max(entry["max_s"], probe["seconds"])
     return counts
+
+
+def crashes_in_a_row():
+    """job id -> the most attempts it lost to dead workers in a row (with no finished attempt between)."""
+    result = psql("""
+        SELECT e.job_id, e.type, coalesce(e.data ->> 'reason', '') FROM job_events e JOIN jobs j ON j.id = e.job_id
+         WHERE j.owner = 'chaos' AND e.type IN ('requeued', 'retrying', 'succeeded', 'failed', 'cancelled')
+         ORDER BY e.job_id, e.id""")
+    if result.returncode != 0:
+        raise SystemExit(f"could not read the events: {result.stderr}")
+    best, run = {}, {}
+    for line in result.stdout.splitlines():
+        job, kind, reason = line.split("|")
+        if reason in ("worker_lost", "poison_pill"):
+            run[job] = run.get(job, 0) + 1
+            best[job] = max(best.get(job, 0), run[job])
+        elif reason != "worker shutting down":   # a release is not a finished attempt
+            run[job] = 0
+    return best
 
 
 def blob(path):
