@@ -159,10 +159,11 @@ def main():
 
     # The jobs: a fixed mix, shuffled.
     specs = make_specs(args.jobs, kinds, len(photos), rng, f"chaos-{seed}")
-    # The poison pills: spread over the sending window (after the first tenth, so they meet a
-    # busy fleet), each waiting a moment before it kills its process so it dies among others.
+    # The poison pills: spread over the first quarter of the sending window (they meet a busy
+    # fleet, and their five crashes alone, spaced out, end before the last healthy jobs do), each
+    # waiting a moment before it kills its process, so that it first dies among others.
     poison = [{"key": f"chaos-{seed}-poison-{n}", "kind": "crash", "poison": True,
-               "slot": (n + 1) * args.jobs / (args.poison + 1)} for n in range(args.poison)]
+               "slot": (n + 1) * args.jobs / (4 * (args.poison + 1))} for n in range(args.poison)]
 
     state = {"killing": True, "sending": True, "kills": 0, "done": False}
     accepted = {}            # key -> job id
