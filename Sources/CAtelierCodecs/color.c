@@ -9,6 +9,7 @@
 #include <lcms2.h>
 
 #include "atelier_color.h"
+#include "color_budget.h"
 #include "heif_hdr.h"
 
 // A matrix-shaper source (an RGB profile made of three curves and a matrix, with no LUT for the
@@ -103,10 +104,11 @@ static int ac_profile_is_srgb(cmsHPROFILE profile) {
 
 int ac_icc_is_srgb(const uint8_t *icc, size_t size) {
     if (icc == NULL || size < 132) return 0;
+    ac_lcms_budget_begin(size);
     cmsHPROFILE profile = cmsOpenProfileFromMem(icc, (cmsUInt32Number)size);
-    if (profile == NULL) return 0;
-    int srgb = ac_profile_is_srgb(profile);
-    cmsCloseProfile(profile);
+    int srgb = profile != NULL && ac_profile_is_srgb(profile);
+    if (profile != NULL) cmsCloseProfile(profile);
+    ac_lcms_budget_end(NULL);
     return srgb;
 }
 
@@ -468,7 +470,26 @@ static cmsHPROFILE ac_source_profile(const ac_color_source *source, char *note, 
     return NULL;
 }
 
+static _Thread_local size_t ac_last_profile_cost[2];
+
+void ac_color_last_profile_cost(size_t *given, size_t *refused) {
+    if (given != NULL) *given = ac_last_profile_cost[0];
+    if (refused != NULL) *refused = ac_last_profile_cost[1];
+}
+
+static ac_color_transform *ac_color_prepare_budgeted(const ac_color_source *source, int channels, char *note,
+                                                     char *description);
+
+// The profile is the image's, so whatever lcms2 allocates for it is budgeted (color_budget.c).
 ac_color_transform *ac_color_prepare(const ac_color_source *source, int channels, char *note, char *description) {
+    ac_lcms_budget_begin(source->icc != NULL ? source->icc_size : 0);
+    ac_color_transform *transform = ac_color_prepare_budgeted(source, channels, note, description);
+    ac_last_profile_cost[0] = ac_lcms_budget_end(&ac_last_profile_cost[1]);
+    return transform;
+}
+
+static ac_color_transform *ac_color_prepare_budgeted(const ac_color_source *source, int channels, char *note,
+                                                     char *description) {
     if (note != NULL) note[0] = '\0';
     if (description != NULL) description[0] = '\0';
     if (source->broken) {
@@ -544,10 +565,15 @@ void ac_color_apply(const ac_color_transform *transform, uint8_t *pixels, int wi
 
 // ---- CMYK ------------------------------------------------------------------------------------
 
+// `icc` is the image's or the installed standard one: budgeted either way (color_budget.c).
 static cmsHTRANSFORM ac_cmyk_transform(const uint8_t *icc, size_t size, int inverted) {
     if (icc == NULL || size < 132) return NULL;
+    ac_lcms_budget_begin(size);
     cmsHPROFILE profile = cmsOpenProfileFromMem(icc, (cmsUInt32Number)size);
-    if (profile == NULL) return NULL;
+    if (profile == NULL) {
+        ac_lcms_budget_end(NULL);
+        return NULL;
+    }
     cmsHTRANSFORM transform = NULL;
     if (cmsGetColorSpace(profile) == cmsSigCmykData) {
         cmsHPROFILE srgb = cmsCreate_sRGBProfile();
@@ -558,6 +584,7 @@ static cmsHTRANSFORM ac_cmyk_transform(const uint8_t *icc, size_t size, int inve
         }
     }
     cmsCloseProfile(profile);
+    ac_lcms_budget_end(NULL);
     return transform;
 }
 

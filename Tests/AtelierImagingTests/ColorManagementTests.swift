@@ -388,4 +388,48 @@ final class ColorManagementTests: XCTestCase {
         XCTAssertNotEqual(pixels, [230, 120, 40], "P3 orange is more saturated in sRGB")
         ac_color_release(held)
     }
+    /// lcms2 believes a profile's counts: a description (`mluc`) declaring 16.7 million records
+    /// made it allocate and zero 200 MB for a 1 KB profile (found by ./ops/fuzz's cost check,
+    /// Tests/Fuzz/regressions/webp/slow-icc-record-count). What lcms2 is given for one profile is
+    /// now budgeted by its size; the description is lost, the colours are still managed.
+    func testAProfileCostsLcms2MemoryByItsSizeNotByTheCountsItDeclares() throws {
+        var icc = Self.profile(primaries: 12, "a description of many records (test)")
+        func word(_ at: Int) -> Int { icc[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        let tags = word(128)
+        let desc = try XCTUnwrap((0..<tags).map { 132 + $0 * 12 }.first { String(decoding: icc[$0..<($0 + 4)], as: UTF8.self) == "desc" })
+        let offset = word(desc + 4)
+        XCTAssertEqual(String(decoding: icc[offset..<(offset + 4)], as: UTF8.self), "mluc")
+        icc.replaceSubrange((offset + 8)..<(offset + 12), with: [0x00, 0xFF, 0x00, 0x01])  // 16,711,681 records
+
+        var source = ac_color_source()
+        var note = [CChar](repeating: 0, count: 160), description = [CChar](repeating: 0, count: 64)
+        let transform = icc.withUnsafeBufferPointer { bytes -> OpaquePointer? in
+            source.icc = UnsafeMutablePointer(mutating: bytes.baseAddress)
+            source.icc_size = bytes.count
+            return ac_color_prepare(&source, 3, &note, &description)
+        }
+        func text(_ characters: [CChar]) -> String {
+            String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        var given = 0, refused = 0
+        ac_color_last_profile_cost(&given, &refused)
+        XCTAssertLessThan(given, 4 << 20 + 16 * icc.count, "lcms2 is given at most the profile's budget")
+        XCTAssertGreaterThanOrEqual(refused, 16_711_681 * 12, "the declared records' memory is refused")
+        XCTAssertEqual(text(description), "", "the description is unreadable")
+        let held = try XCTUnwrap(transform, "the colorants and curves are intact: still a P3 transform")
+        var pixels: [UInt8] = [230, 120, 40]
+        ac_color_apply(held, &pixels, 1, 1)
+        XCTAssertNotEqual(pixels, [230, 120, 40], "P3 orange is more saturated in sRGB")
+        ac_color_release(held)
+
+        // The same profile with its real description is given far less than the budget.
+        Self.displayP3.withUnsafeBufferPointer { bytes in
+            source.icc = UnsafeMutablePointer(mutating: bytes.baseAddress)
+            source.icc_size = bytes.count
+            ac_color_release(ac_color_prepare(&source, 3, &note, &description))
+        }
+        ac_color_last_profile_cost(&given, &refused)
+        XCTAssertEqual(refused, 0)
+        XCTAssertEqual(text(description), "Display P3 (test)")
+    }
 }
