@@ -33,6 +33,40 @@ uint8_t *acf_rgb_profile(int primaries, const char *description, size_t *size) {
     return bytes;
 }
 
+uint8_t *acf_rgb_profile_with_float_tables(int primaries, const char *description, int pairs, size_t *size) {
+    size_t plain_size = 0;
+    uint8_t *plain = acf_rgb_profile(primaries, description, &plain_size);
+    cmsHPROFILE profile = cmsOpenProfileFromMem(plain, (cmsUInt32Number)plain_size);
+    free(plain);
+    if (profile == NULL) return NULL;
+    cmsSetProfileVersion(profile, 4.3);
+    cmsPipeline *tables = cmsPipelineAlloc(NULL, 3, 3);
+    const cmsFloat64Number swap[9] = {0, 0, 1, 0, 1, 0, 1, 0, 0};
+    for (int i = 0; i < pairs; i++) {
+        // y = x below 0, on 0…1 and above 1 (ICC type 6 segments: (a·x + b)^γ + c).
+        cmsCurveSegment segments[3] = {
+            {.x0 = -1e22f, .x1 = 0, .Type = 6, .Params = {1, 1, 0, 0}},
+            {.x0 = 0, .x1 = 1, .Type = 6, .Params = {1, 1, 0, 0}},
+            {.x0 = 1, .x1 = 1e22f, .Type = 6, .Params = {1, 1, 0, 0}},
+        };
+        cmsToneCurve *curve = cmsBuildSegmentedToneCurve(NULL, 3, segments);
+        cmsToneCurve *curves[3] = {curve, curve, curve};
+        cmsPipelineInsertStage(tables, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, curves));
+        cmsFreeToneCurve(curve);
+        cmsPipelineInsertStage(tables, cmsAT_END, cmsStageAllocMatrix(NULL, 3, 3, swap, NULL));
+    }
+    cmsWriteTag(profile, cmsSigDToB0Tag, tables);
+    cmsPipelineFree(tables);
+    cmsUInt32Number length = 0;
+    uint8_t *bytes = NULL;
+    if (cmsSaveProfileToMem(profile, NULL, &length) && length > 0 && (bytes = malloc(length)) != NULL) {
+        cmsSaveProfileToMem(profile, bytes, &length);
+    }
+    cmsCloseProfile(profile);
+    *size = length;
+    return bytes;
+}
+
 int acf_reference_lab(const uint8_t *icc, size_t size, int cmyk, const uint8_t *pixels, int count, double *lab) {
     cmsHPROFILE source = cmsOpenProfileFromMem(icc, (cmsUInt32Number)size);
     if (source == NULL) return 0;

@@ -63,6 +63,10 @@ const uint8_t *ac_srgb_icc(size_t *size);
 // point and curves within a rounding step).
 int ac_icc_is_srgb(const uint8_t *icc, size_t size);
 
+// Empties the transform cache (transforms in use stay their users' until released). For
+// ./ops/fuzz's cost check, which times every input as if its profile were new.
+void ac_color_cache_clear(void);
+
 // What lcms2 was given (bytes) for the last ac_color_prepare on this thread, and what it asked for
 // past the profile's memory budget (refused; the tag it was for read as damaged).
 void ac_color_last_profile_cost(size_t *given, size_t *refused);

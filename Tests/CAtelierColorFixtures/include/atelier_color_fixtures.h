@@ -10,6 +10,10 @@
 // An RGB ICC profile (malloc'd; free with acf_free): `primaries` 12 = Display P3 (D65), 9 =
 // BT.2020, 1 = sRGB primaries; the sRGB curve; described as `description`.
 uint8_t *acf_rgb_profile(int primaries, const char *description, size_t *size);
+// The same profile (v4) with floating-point tables as well: a D2B0 tag (`mpet`) of `pairs` ×
+// (three segmented curves, a matrix that swaps the first and last channels), which lcms2 prefers
+// to the matrix and curves when it builds a transform.
+uint8_t *acf_rgb_profile_with_float_tables(int primaries, const char *description, int pairs, size_t *size);
 
 // lcms2's reference: `count` pixels of 8-bit input through `icc` (RGB, or CMYK when `cmyk`, values
 // as ink 0…255 = none…full) to sRGB with perceptual intent in double precision, clipped to 0…1,
