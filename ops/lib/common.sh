@@ -408,10 +408,7 @@ ENV
   fi
 }
 
-# build debug|release|release-with-tests — builds the package: debug with the tests; release the
-# server alone; release-with-tests both, optimised and testable (-enable-testing), so that one
-# tree serves ./ops/test and the release proofs (chaos, cluster, schemathesis). CI builds that
-# one: on two cores a tree takes ~21 minutes from scratch, and debug + release was two of them.
+# build debug|release — builds the package (and the tests, for debug).
 # Our own sources and tests build without warnings: a warning in Sources/ or Tests/ fails the
 # build (the compiler repeats a file's warnings only when it compiles the file again, so a fresh
 # clone — CI — sees them all; dependencies' warnings are theirs).
@@ -419,21 +416,16 @@ build() {
   local configuration="${1:-debug}" build_log="$STATE_DIR/build-${1:-debug}.log"
   cd "$REPO"
   mkdir -p "$STATE_DIR"
-  case "$configuration" in
-    debug)
-      log "building (debug, with tests)"
-      swift build --build-tests 2>&1 | tee "$build_log" ;;
-    release)
-      log "building (release)"
-      swift build -c release --product atelier 2>&1 | tee "$build_log" ;;
-    release-with-tests)
-      log "building (release, with the tests)"
-      swift build -c release --build-tests -Xswiftc -enable-testing 2>&1 | tee "$build_log" ;;
-    *) die "ATELIER_BUILD must be debug, release or release-with-tests (not $configuration)" ;;
-  esac
+  if [ "$configuration" = debug ]; then
+    log "building (debug, with tests)"
+    swift build --build-tests 2>&1 | tee "$build_log"
+  else
+    log "building (release)"
+    swift build -c release --product atelier 2>&1 | tee "$build_log"
+  fi
   if grep -E "^$REPO/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$build_log" | sort -u >&2; then
     die "the build has warnings in our own code (above); fix them"
   fi
-  ATELIER_BIN="$(swift build -c "${configuration%-with-tests}" --show-bin-path)/atelier"
+  ATELIER_BIN="$(swift build -c "$configuration" --show-bin-path)/atelier"
   export ATELIER_BIN
 }
