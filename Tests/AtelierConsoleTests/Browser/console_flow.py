@@ -8,18 +8,15 @@ API appear live, opens it, cancels it through the confirmation and sees it cance
 whose CSRF token was tampered with changes nothing. Prints one line per step; exits non-zero
 (with the step and the page's text) on the first failure.
 """
-import json
-import os
 import sys
 import traceback
-import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+import browser_support
+from browser_support import browser
 
 URL, ADMIN, NON_ADMIN, PASSWORD, APP_TOKEN = sys.argv[1:6]
 # Upper bounds only: each wait ends as soon as its condition holds. While the browser goes from
@@ -33,21 +30,8 @@ def waiting(driver):
     return WebDriverWait(driver, PATIENCE, ignored_exceptions=SETTLING)
 
 
-def browser():
-    options = Options()
-    options.binary_location = os.environ.get("ATELIER_TEST_CHROMIUM", "/usr/bin/chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,900", "--no-first-run", "--disable-extensions"):
-        options.add_argument(argument)
-    service = Service(os.environ.get("ATELIER_TEST_CHROMEDRIVER", "/usr/bin/chromedriver"))
-    return webdriver.Chrome(service=service, options=options)
-
-
 def api(method, path, body=None):
-    request = urllib.request.Request(URL + path, method=method, headers={"X-App-Token": APP_TOKEN, "Content-Type": "application/json"},
-                                     data=json.dumps(body).encode() if body is not None else None)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)
+    return browser_support.api(URL, APP_TOKEN, method, path, body)
 
 
 def heading(driver):

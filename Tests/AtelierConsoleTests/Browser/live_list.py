@@ -12,19 +12,17 @@ is loaded, before its live stream is open; the others once the page says it is l
 line per iteration and a summary; exits non-zero if any row never came (upper bound PATIENCE
 seconds each: the wait ends as soon as the row is there).
 """
-import json
 import os
 import sys
 import time
 import traceback
-import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+import browser_support
+from browser_support import browser
 
 URL, ADMIN, PASSWORD, APP_TOKEN = sys.argv[1:5]
 ITERATIONS = int(sys.argv[5])
@@ -32,21 +30,8 @@ FINAL_STATE = sys.argv[6]
 PATIENCE = float(os.environ.get("ATELIER_TEST_LIVE_PATIENCE", "30"))
 
 
-def browser():
-    options = Options()
-    options.binary_location = os.environ.get("ATELIER_TEST_CHROMIUM", "/usr/bin/chromium")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,900", "--no-first-run", "--disable-extensions"):
-        options.add_argument(argument)
-    service = Service(os.environ.get("ATELIER_TEST_CHROMEDRIVER", "/usr/bin/chromedriver"))
-    return webdriver.Chrome(service=service, options=options)
-
-
 def api(method, path, body=None):
-    request = urllib.request.Request(URL + path, method=method, headers={"X-App-Token": APP_TOKEN, "Content-Type": "application/json"},
-                                     data=json.dumps(body).encode() if body is not None else None)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.load(response)
+    return browser_support.api(URL, APP_TOKEN, method, path, body)
 
 
 def waiting(driver):
