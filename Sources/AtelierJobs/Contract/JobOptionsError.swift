@@ -10,4 +10,13 @@ package struct JobOptionsError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     package var description: String { message }
+
+    /// `value` as a whole number of milliseconds in 0…`max`, or the error naming `field`
+    /// (the diagnostic kinds' waits: `sleep`'s `ms`, `crash`'s `after_ms`).
+    package static func milliseconds(_ value: JSONValue?, field: String, max: Int) throws(JobOptionsError) -> Int {
+        guard let ms = value?.integer, (0...max).contains(ms) else {
+            throw JobOptionsError(field: field, message: "\(field) must be a whole number of milliseconds in 0…\(max)")
+        }
+        return ms
+    }
 }

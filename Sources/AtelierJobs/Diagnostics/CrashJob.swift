@@ -34,10 +34,6 @@ package struct CrashJob: JobContract {
     }
 
     static func milliseconds(_ value: JSONValue?) throws(JobOptionsError) -> Int {
-        guard let ms = value?.integer, (0...maxMilliseconds).contains(ms) else {
-            throw JobOptionsError(field: "options.after_ms",
-                                  message: "options.after_ms must be a whole number of milliseconds in 0…\(maxMilliseconds)")
-        }
-        return ms
+        try JobOptionsError.milliseconds(value, field: "options.after_ms", max: maxMilliseconds)
     }
 }

@@ -35,9 +35,6 @@ package struct SleepJob: JobContract {
     }
 
     static func milliseconds(_ value: JSONValue?) throws(JobOptionsError) -> Int {
-        guard let ms = value?.integer, (0...maxMilliseconds).contains(ms) else {
-            throw JobOptionsError(field: "options.ms", message: "options.ms must be a whole number of milliseconds in 0…\(maxMilliseconds)")
-        }
-        return ms
+        try JobOptionsError.milliseconds(value, field: "options.ms", max: maxMilliseconds)
     }
 }
