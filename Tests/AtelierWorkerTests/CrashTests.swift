@@ -318,8 +318,8 @@ final class CrashTests: DatabaseTestCase {
         let job = try await claim("w", kinds: ["fail"])!
         XCTAssertEqual([job.attempt, job.crashes, job.handlerAttempt], [2, 1, 1])
         let executor = JobExecutor(queue: queue, handlers: HandlerRegistry(DiagnosticHandlers.all(environment: [:])),
-                                   logger: queue.logger)
-        let outcome = await executor.execute(job, stopSignal: StopSignal())
+                                   logger: queue.logger, stopGrace: .seconds(30))
+        let outcome = await executor.execute(job, stopSignal: StopSignal()).outcome
         XCTAssertEqual(outcome, .failed(error: "nope"), "the one handler attempt allowed was this one")
     }
 }

@@ -2,6 +2,7 @@ import AtelierTestSupport
 import AtelierQueue
 @testable import AtelierWorker
 import Foundation
+import Synchronization
 import XCTest
 
 /// The worker runtime in-process: retries, permanent failures, cancellation of running jobs,
@@ -113,5 +114,103 @@ final class WorkerTests: DatabaseTestCase {
         let progress = try await queue.events(jobID: id).filter { $0.type == "progress" }
         XCTAssertGreaterThanOrEqual(progress.count, 5)
         try await worker.stop()
+    }
+
+    /// A handler blocked where cancellation does not reach (here: a wait that ignores it, like a
+    /// C call or a lost thread) must not hold its job: after its timeout and the stop grace the
+    /// attempt is recorded as timed out, the process drains and asks to be replaced, and the
+    /// job runs again on another worker. Before, the heartbeats kept its lease for ever
+    /// (`./ops/cluster` in CI: four caption jobs held until the run's end).
+    func testAHandlerThatDoesNotStopIsAbandonedAndItsJobRunsElsewhere() async throws {
+        let gate = IgnoredCancellationGate()
+        defer { gate.open() }
+        struct Stubborn: JobHandler {
+            let kind = "stubborn"
+            let gate: IgnoredCancellationGate
+            var timeout: Duration? { .milliseconds(200) }
+            var retryPolicy: RetryPolicy { RetryPolicy(base: .milliseconds(50), jitter: 0) }
+            func run(_ context: JobContext) async throws -> JobResult {
+                try await context.progress(10, step: "stuck")
+                await gate.wait()
+                return .none
+            }
+        }
+        struct Prompt: JobHandler {
+            let kind = "stubborn"
+            func run(_ context: JobContext) async throws -> JobResult { .none }
+        }
+        let stuck = try InProcessWorker.start(db, handlers: [Stubborn(gate: gate)]) { $0.stopGrace = .milliseconds(300) }
+        let id = try await queue.enqueue(NewJob(kind: "stubborn", maxAttempts: 3)).id
+        try await db.eventually("the stuck attempt handed back", timeout: .seconds(60)) {
+            let job = try await queue.job(id: id)
+            return job.attempt == 1 && job.state != .running
+        }
+        do {
+            try await stuck.task.value
+            XCTFail("a worker that abandoned a handler must not end as if drained normally")
+        } catch let recycled as WorkerRecycled {
+            XCTAssertEqual(recycled.kind, "stubborn")
+        }
+        let handedBack = try await queue.job(id: id)
+        XCTAssertEqual(handedBack.state, .queued, "recorded as a timed-out attempt, not left running")
+        XCTAssertEqual(handedBack.attempt, 1)
+        XCTAssertTrue(handedBack.error?.hasPrefix("timed out after") ?? false, handedBack.error ?? "")
+        try await XCTAssertEqualAsync(try await queue.workers().map(\.id).contains(stuck.worker.id), false, "deregistered")
+
+        let healthy = try InProcessWorker.start(db, handlers: [Prompt()])
+        let job = try await waitForState(id, [.succeeded, .failed])
+        XCTAssertEqual(job.state, .succeeded)
+        XCTAssertEqual(job.attempt, 2)
+        try await healthy.stop()
+    }
+
+    /// A cancelled job whose handler does not stop ends `cancelled` all the same.
+    func testACancelledJobWhoseHandlerDoesNotStopEndsCancelled() async throws {
+        let gate = IgnoredCancellationGate()
+        defer { gate.open() }
+        struct Stubborn: JobHandler {
+            let kind = "stubborn"
+            let gate: IgnoredCancellationGate
+            func run(_ context: JobContext) async throws -> JobResult {
+                await gate.wait()
+                return .none
+            }
+        }
+        let stuck = try InProcessWorker.start(db, handlers: [Stubborn(gate: gate)]) { $0.stopGrace = .milliseconds(300) }
+        let id = try await queue.enqueue(NewJob(kind: "stubborn")).id
+        _ = try await waitForState(id, [.running])
+        try await XCTAssertEqualAsync(try await queue.cancel(id: id), .running)
+        try await db.eventually("the cancelled attempt ended", timeout: .seconds(60)) {
+            try await queue.job(id: id).state != .running
+        }
+        do {
+            try await stuck.task.value
+            XCTFail("a worker that abandoned a handler must not end as if drained normally")
+        } catch is WorkerRecycled {}
+        let job = try await queue.job(id: id)
+        XCTAssertEqual(job.state, .cancelled)
+        XCTAssertEqual(job.error, "cancelled by request")
+    }
+}
+
+/// A wait that ignores task cancellation, opened by the test at its end.
+final class IgnoredCancellationGate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let proceed = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if proceed { continuation.resume() }
+        }
+    }
+
+    func open() {
+        for waiter in state.withLock({ state in defer { state.waiters = [] }; state.open = true; return state.waiters }) {
+            waiter.resume()
+        }
     }
 }

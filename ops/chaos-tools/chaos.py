@@ -40,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
 from jobmix import (KINDS, body_for, check_result, drawn_photos, fixture_photos,  # noqa: E402
                     make_specs, percentile, request as http_request)
+from worker_logs import LogMark  # noqa: E402
 
 ENV = os.environ
 BIN = ENV["ATELIER_BIN"]
@@ -153,6 +154,7 @@ def main():
     token = subprocess.run([BIN, "tokens", "create", "--name", f"chaos-{seed}", "--owner", "chaos"],
                            capture_output=True, text=True, check=True).stdout.strip()
     port = 20000 + (os.getpid() % 20000)
+    mark = LogMark([CHAOS_DIR / "work.log"])
     stack = Stack(port)
     stack.start_api()
     stack.start_workers(args.processes)
@@ -300,6 +302,7 @@ def main():
     killer_thread.join()
     elapsed = time.time() - started
     stack.stop()
+    abandoned = mark.abandoned_handlers()
 
     # ------------------------------------------------------------------------------ the checks
     query = """
@@ -377,6 +380,7 @@ def main():
         "send_retries": sum(tries - 1 for _, _, _, tries, _ in send_log),
         "pg_outage": {k: v for k, v in outage.items() if k != "probes"},
         "pg_outage_answers": summarize_probes(outage.get("probes", [])),
+        "handlers_abandoned": len(abandoned),
         "api_restart_s": api_restart_s, "elapsed_s": round(elapsed), "rate": rate, "seed": seed,
     }
     by_kind = {}
@@ -391,6 +395,8 @@ def main():
                          ("poison job not failed as a poison pill", poison_wrong)):
         for key, why in items[:20]:
             log(f"{title}: {key} — {why}")
+    for _, line in abandoned[:20]:
+        log(f"a handler did not stop when told (its job was handed back): {line[:600]}")
     print(json.dumps(summary, indent=2))
     bad = lost or failed or duplicated or wrong or poison_wrong or not outage.get("ok")
     if not outage.get("ok"):

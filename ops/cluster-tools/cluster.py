@@ -43,6 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
 from jobmix import body_for, check_result, make_specs, percentile, request, scaled_photos  # noqa: E402
+from worker_logs import LogMark  # noqa: E402
 
 ENV = os.environ
 BIN = ENV["ATELIER_BIN"]
@@ -425,8 +426,10 @@ def proof(args, hosts, photos, token, rng, seed):
     wait_for_workers(4)
     log(f"{args.jobs} jobs at {args.rate:g}/s across api1 and api2, seed {seed}; {len(photos)} real photos; "
         f"logs in {CLUSTER_DIR / 'logs'}")
+    mark = LogMark([CLUSTER_DIR / "logs" / f"{host}.log" for host in ("work1", "work2")])
     specs, accepted, final, downloads, streams, counts, events, elapsed = run_proof(args, hosts, photos, token, rng, seed)
     hosts.stop_all()
+    abandoned = mark.abandoned_handlers()
     rows, lost, duplicated, wrong = check_proof(specs, accepted, final, downloads, streams, photos)
 
     times = sorted(row["ms"] for row in rows if row["state"] == "succeeded" and row["ms"] is not None)
@@ -453,6 +456,7 @@ def proof(args, hosts, photos, token, rng, seed):
         "jobs_moved_between_hosts": moved,
         "rescued_lease_expired": sum(1 for e in requeues if "lease expired" in e),
         "rescued_process_gone": sum(1 for e in requeues if "process is gone" in e),
+        "handlers_abandoned": len(abandoned),
         "streams": len(streams), "streams_resumed": sum(1 for s in streams.values() if s[2] > 0),
         "downloads_from_store": sum(1 for d in downloads.values() if d[0] == 200 and d[2] == STORE),
         "download_bytes": sum(len(d[1]) for d in downloads.values()),
@@ -463,6 +467,8 @@ def proof(args, hosts, photos, token, rng, seed):
     for title, items in (("lost", lost), ("duplicated", duplicated), ("wrong", wrong)):
         for key, why in items[:20]:
             log(f"{title}: {key} — {why}")
+    for host, line in abandoned[:20]:
+        log(f"{host}: a handler did not stop when told (its job was handed back): {line[:600]}")
     print(json.dumps(summary, indent=2))
     failed = bool(lost or duplicated or wrong)
     log(("FAILED" if failed else "OK") + f": lost {len(lost)}, duplicated {len(duplicated)}, wrong {len(wrong)}; "

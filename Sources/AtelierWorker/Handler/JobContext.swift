@@ -46,12 +46,16 @@ public struct JobContext: Sendable {
     public let logger: Logger
     let queue: JobQueue
     let stopSignal: StopSignal
+    /// Where the attempt is now, for the log line of a handler that does not stop when told.
+    let activity: AttemptActivity
 
-    init(job: ClaimedJob, logger: Logger, queue: JobQueue, stopSignal: StopSignal) {
+    init(job: ClaimedJob, logger: Logger, queue: JobQueue, stopSignal: StopSignal,
+         activity: AttemptActivity = AttemptActivity()) {
         self.job = job
         self.logger = logger
         self.queue = queue
         self.stopSignal = stopSignal
+        self.activity = activity
     }
 
     /// Decodes the payload; a payload that does not fit is a permanent failure naming the problem.
@@ -80,6 +84,9 @@ public struct JobContext: Sendable {
     /// Records progress (0…100) and the current step; appends a `progress` event.
     /// Throws `CancellationError` if this attempt no longer holds its lease.
     public func progress(_ percent: Int, step: String? = nil, detail: String? = nil) async throws {
+        if let step { activity.step(step) }
+        activity.enter(.writingProgress)
+        defer { activity.enter(.handlerCode) }
         let held = try await queue.reportProgress(job: job, percent: percent, step: step, detail: detail)
         if !held {
             stopSignal.stop(.leaseLost)
@@ -100,9 +107,12 @@ public struct JobContext: Sendable {
     /// poll the `isCancelled` closure it is given between chunks.
     public func offload<T: Sendable>(_ work: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws -> T) async throws -> T {
         try checkCancellation()
-        let signal = stopSignal
+        let signal = stopSignal, activity = self.activity
+        activity.enter(.waitingForPoolThread)
+        defer { activity.enter(.handlerCode) }
         return try await NIOThreadPool.singleton.runIfActive {
-            try work { signal.isStopped }
+            activity.enter(.onPoolThread)
+            return try work { signal.isStopped }
         }
     }
 

@@ -11,8 +11,17 @@ struct JobExecutor: Sendable {
     let handlers: HandlerRegistry
     let logger: Logger
 
-    /// The outcome to record, or nil when nothing should be recorded (the lease was lost).
-    func execute(_ job: ClaimedJob, stopSignal: StopSignal) async -> JobOutcome? {
+    /// How long a handler told to stop may take to return before it is abandoned.
+    let stopGrace: Duration
+
+    /// What an attempt came to: the outcome to record (nil when nothing should be recorded: the
+    /// lease was lost), and whether the handler was abandoned because it did not stop.
+    struct Executed: Sendable {
+        var outcome: JobOutcome?
+        var abandoned = false
+    }
+
+    func execute(_ job: ClaimedJob, stopSignal: StopSignal) async -> Executed {
         var logger = self.logger
         logger[metadataKey: "job_id"] = "\(job.id)"
         logger[metadataKey: "kind"] = "\(job.kind)"
@@ -20,27 +29,60 @@ struct JobExecutor: Sendable {
         if let requestID = job.requestID { logger[metadataKey: "request_id"] = "\(requestID)" }
 
         guard let handler = handlers.handler(for: job.kind) else {
-            return .failed(error: "no handler for job kind '\(job.kind)' on this worker")
+            return Executed(outcome: .failed(error: "no handler for job kind '\(job.kind)' on this worker"))
         }
-        let context = JobContext(job: job, logger: logger, queue: queue, stopSignal: stopSignal)
+        let activity = AttemptActivity()
+        let context = JobContext(job: job, logger: logger, queue: queue, stopSignal: stopSignal, activity: activity)
         let started = ContinuousClock.now
 
+        // The handler runs in a task of its own, and the attempt ends at the first of: the handler
+        // returns, or it was told to stop (timeout, cancellation, lost lease, shutdown) and has not
+        // returned `stopGrace` later. A handler blocked where cancellation does not reach (a C
+        // call, a thread that never comes back) must not hold its job — its lease renewed by this
+        // process's heartbeats — for ever.
+        let ending = AttemptEnding()
         let work = Task { try await handler.run(context) }
-        stopSignal.whenStopped { work.cancel() }
+        Task { ending.finish(.returned(await work.result)) }
+        let grace = self.stopGrace
+        stopSignal.whenStopped {
+            work.cancel()
+            ending.startGrace(grace)
+        }
         let timer = handler.timeout.map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
                 stopSignal.stop(.timeout)
             }
         }
-        let result = await withTaskCancellationHandler {
-            await work.result
+        let end = await withTaskCancellationHandler {
+            await ending.wait()
         } onCancel: {
             stopSignal.stop(.shutdown)
         }
         timer?.cancel()
+        ending.cancelGrace()
         let elapsed = ContinuousClock.now - started
 
+        let result: Result<JobResult, any Error>
+        switch end {
+        case .returned(let returned):
+            result = returned
+        case .abandoned:
+            logger.error("the handler did not stop when told; its attempt ends without it and this process will be replaced", metadata: [
+                "reason": "\(stopSignal.reason)", "grace": "\(grace)", "where": "\(activity.description)",
+                "elapsed_ms": "\(elapsed.milliseconds)"])
+            // Recorded as if it had stopped when told: a timed-out attempt is retried (elsewhere:
+            // this process claims nothing more), a cancelled one ends cancelled.
+            result = .failure(CancellationError())
+            return Executed(outcome: outcome(of: result, job: job, handler: handler, stopSignal: stopSignal,
+                                             elapsed: elapsed, logger: logger), abandoned: true)
+        }
+        return Executed(outcome: outcome(of: result, job: job, handler: handler, stopSignal: stopSignal,
+                                         elapsed: elapsed, logger: logger))
+    }
+
+    private func outcome(of result: Result<JobResult, any Error>, job: ClaimedJob, handler: any JobHandler,
+                         stopSignal: StopSignal, elapsed: Duration, logger: Logger) -> JobOutcome? {
         switch (result, stopSignal.reason) {
         case (.success(let value), _):
             if let json = value.json, !Self.isJSONObject(json) {

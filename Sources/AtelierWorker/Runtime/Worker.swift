@@ -17,6 +17,10 @@ import Synchronization
 /// - Heartbeats renew the leases of running attempts and pick up cancellations.
 /// - Graceful shutdown (SIGTERM/SIGINT through ServiceLifecycle): stop claiming, let running
 ///   jobs finish for `drainTimeout`, then stop and release the rest, deregister, return.
+/// - A handler that does not return `stopGrace` after it was told to stop (its timeout, a
+///   cancellation) is abandoned: its attempt is recorded as if it had stopped, so the job runs
+///   again elsewhere, and this process drains as on SIGTERM and then throws ``WorkerRecycled``,
+///   so that its supervisor starts a fresh one (the abandoned task may hold a thread for ever).
 public final class Worker: Service, Sendable {
     public let id: String
     private let queue: JobQueue
@@ -26,6 +30,8 @@ public final class Worker: Service, Sendable {
     private let running = RunningJobs()
     private let doorbell = Doorbell()
     private let stopping = Atomic<Bool>(false)
+    /// A handler was abandoned: once drained, `run` throws instead of returning.
+    private let abandoned = Mutex<String?>(nil)
     private let processed = Atomic<Int64>(0)
     /// A job marked to run alone is running (or its completion is being written): claim nothing.
     private let runningAlone = Atomic<Bool>(false)
@@ -96,6 +102,7 @@ public final class Worker: Service, Sendable {
             logger.warning("could not deregister", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
         }
         logger.info("worker stopped", metadata: ["processed": "\(processedCount)"])
+        if let kind = abandoned.withLock({ $0 }) { throw WorkerRecycled(kind: kind, grace: configuration.stopGrace) }
     }
 
     // MARK: Claiming
@@ -153,8 +160,9 @@ public final class Worker: Service, Sendable {
     private var refillThreshold: Int { max(1, configuration.concurrency / 2) }
 
     private func runJob(_ job: ClaimedJob, signal: StopSignal) async {
-        let executor = JobExecutor(queue: queue, handlers: handlers, logger: logger)
-        let outcome = await executor.execute(job, stopSignal: signal)
+        let executor = JobExecutor(queue: queue, handlers: handlers, logger: logger, stopGrace: configuration.stopGrace)
+        let executed = await executor.execute(job, stopSignal: signal)
+        let outcome = executed.outcome
         // The slot frees when the handler returns, not when its completion is written: the next
         // claim overlaps this write. (The drain still waits for the write: it is a child task.)
         let before = running.remove(job.id)
@@ -168,6 +176,11 @@ public final class Worker: Service, Sendable {
             }
         }
         processed.add(1, ordering: .relaxed)
+        if executed.abandoned {
+            // Claim nothing more: the jobs running here finish (the drain), then `run` throws.
+            abandoned.withLock { $0 = $0 ?? job.kind }
+            stop()
+        }
         // The database now sees this worker idle (or no longer holding a job to run alone): the
         // claim may give it a marked job, or more jobs after one. Claim now, not at the next poll.
         if job.runAlone { runningAlone.store(false, ordering: .releasing) }

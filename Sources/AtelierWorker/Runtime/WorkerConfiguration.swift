@@ -32,6 +32,10 @@ public struct WorkerConfiguration: Sendable {
     public var retention: Duration? = .seconds(7 * 24 * 3600)
     /// Registry rows of workers gone (no liveness lock) for this long are removed.
     public var pruneWorkersAfter: Duration = .seconds(30)
+    /// A handler told to stop (its timeout passed, its job was cancelled or its lease lost) that
+    /// has not returned this long after is abandoned: its attempt is recorded as if it had
+    /// stopped, and the process drains and exits to be replaced (``WorkerRecycled``).
+    public var stopGrace: Duration = .seconds(30)
     /// If a handler ignores cancellation past drain, release its job in the database and exit the process.
     public var exitIfDrainHangs: Bool = true
     public var version: String = "dev"
@@ -43,6 +47,7 @@ public struct WorkerConfiguration: Sendable {
         guard !queues.isEmpty else { throw .invalidArgument("a worker needs at least one queue") }
         guard crashLimit >= 1 else { throw .invalidArgument("the crash limit must be at least 1, got \(crashLimit)") }
         guard isolationWait >= .zero else { throw .invalidArgument("the isolation wait must not be negative") }
+        guard stopGrace > .zero else { throw .invalidArgument("the stop grace must be positive") }
         guard sweepInterval > .zero else { throw .invalidArgument("the sweep interval must be positive") }
         guard heartbeatInterval < lease else {
             throw .invalidArgument("the heartbeat interval (\(heartbeatInterval)) must be shorter than the lease (\(lease))")

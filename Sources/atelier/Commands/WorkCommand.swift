@@ -15,7 +15,9 @@ struct WorkCommand: AsyncParsableCommand {
             restarts any that dies; more processes on other machines can share the same database.
             Environment: ATELIER_WORKER_CONCURRENCY, ATELIER_WORKER_PROCESSES, ATELIER_QUEUES, ATELIER_KINDS,
             ATELIER_LEASE, ATELIER_HEARTBEAT_INTERVAL, ATELIER_POLL_INTERVAL, ATELIER_RESCUE_INTERVAL,
-            ATELIER_DRAIN_TIMEOUT, ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever),
+            ATELIER_DRAIN_TIMEOUT, ATELIER_STOP_GRACE (30s: a handler told to stop that has not returned this
+            long after is abandoned, its job handed back, and the process exits with status 75 to be replaced),
+            ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever),
             ATELIER_CRASH_LIMIT (5), ATELIER_ISOLATION_WAIT (5s), ATELIER_ORPHAN_GRACE (1h; 0 turns the orphan sweep off),
             ATELIER_SWEEP_INTERVAL (10m), ATELIER_DATA_DIR (blobs for image jobs),
             ATELIER_BLOB_STORE (local | s3, with ATELIER_S3_*).
@@ -41,6 +43,7 @@ struct WorkCommand: AsyncParsableCommand {
             configuration.pollInterval = try settings.duration("ATELIER_POLL_INTERVAL") ?? configuration.pollInterval
             configuration.rescueInterval = try settings.duration("ATELIER_RESCUE_INTERVAL") ?? configuration.rescueInterval
             configuration.drainTimeout = try settings.duration("ATELIER_DRAIN_TIMEOUT") ?? configuration.drainTimeout
+            configuration.stopGrace = try settings.duration("ATELIER_STOP_GRACE") ?? configuration.stopGrace
             if let retention = try settings.duration("ATELIER_RETENTION") {
                 configuration.retention = retention == .zero ? nil : retention
             }

@@ -2,6 +2,7 @@ import AtelierAccounts
 import ArgumentParser
 import AtelierDatabase
 import AtelierQueue
+import AtelierWorker
 import Foundation
 import Logging
 
@@ -16,6 +17,8 @@ struct DatabaseOptions: ParsableArguments {
 enum CommandExit {
     static func code(for error: any Error) -> Int32 {
         if error is ConfigurationError { return 78 }
+        // EX_TEMPFAIL: the worker process handed its jobs back and wants to be started again.
+        if error is WorkerRecycled { return 75 }
         if let account = error as? AccountError {
             switch account {
             case .notFound: return 3
