@@ -118,10 +118,14 @@ open class APITestCase: DatabaseTestCase {
 
     // MARK: Requests
 
-    package struct Reply {
+    package struct Reply: Sendable {
         package var status: Int
         package var headers: HTTPHeaders
         package var body: Data
+
+        package init(status: Int, headers: HTTPHeaders, body: Data) {
+            (self.status, self.headers, self.body) = (status, headers, body)
+        }
 
         package func json() throws -> [String: Any] {
             guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {

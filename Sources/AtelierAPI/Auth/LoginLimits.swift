@@ -1,7 +1,11 @@
+import AtelierAccounts
+import Foundation
+
 /// How often one may try to sign in: per client address (someone trying many accounts) and per
 /// email (many addresses trying one account); `ATELIER_LOGIN_RATE_LIMIT` (30 a minute) and
 /// `ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL` (10). A refusal says when to retry. One budget per API
-/// process, shared by every sign-in route (the fleet app's and the console's).
+/// process, shared by every sign-in route (the fleet app's and the console's). The email is
+/// counted as the store compares it (``EmailKey``): spaces, case or Unicode form buy no tries.
 package struct LoginLimits: Sendable {
     let perAddress: RateLimiter?
     let perEmail: RateLimiter?
@@ -12,13 +16,13 @@ package struct LoginLimits: Sendable {
     }
 
     /// nil when this attempt may go ahead; otherwise the seconds to wait.
-    package func retryAfter(address: String, email: String) -> Int? {
+    package func retryAfter(address: String, email: String, now: Double = Date().timeIntervalSince1970) -> Int? {
         if let perAddress {
-            let decision = perAddress.take("login-ip:" + address)
+            let decision = perAddress.take("login-ip:" + address, now: now)
             guard decision.allowed else { return decision.retryAfter }
         }
         if let perEmail {
-            let decision = perEmail.take("login-email:" + email.lowercased())
+            let decision = perEmail.take("login-email:" + EmailKey.key(email), now: now)
             guard decision.allowed else { return decision.retryAfter }
         }
         return nil

@@ -131,9 +131,10 @@ public struct UserStore: Sendable {
 
     // MARK: Checks
 
-    /// Trimmed, at most 254 characters, one `@` with something on both sides and a dot after it.
+    /// Trimmed and NFC (``EmailKey/trimmed(_:)``), at most 254 characters, one `@` with
+    /// something on both sides and a dot after it.
     static func normalized(email: String) throws(AccountError) -> String {
-        let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        let email = EmailKey.trimmed(email)
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
               !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: \.isWhitespace) else {
