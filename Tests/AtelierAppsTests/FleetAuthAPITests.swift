@@ -7,6 +7,7 @@ import Foundation
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import XCTest
 
 /// The fleet app's sign-in routes (docs/clients.md §6) against a real server, decoded with
@@ -96,17 +97,48 @@ final class FleetAuthAPITests: APITestCase {
         XCTAssertEqual(try JSONDecoder().decode(ErrorBody.self, from: missing.body).details, ["password": "Password required"])
     }
 
-    /// Ten tries a minute per email, whatever the address: then 429 with retryAfter.
+    /// Ten tries a minute per email, whatever its case: then 429 with retryAfter. The tries go
+    /// out at once, so that the bucket's refill (one try per 6 s) cannot hand out more while
+    /// slow password checks run — one after another, under a busy machine, they took long
+    /// enough to refill it.
     func testLoginIsLimitedPerEmail() async throws {
         _ = try await users.create(email: "target@example.com", password: "password123")
-        var statuses: [Int] = []
-        for _ in 0..<11 { statuses.append(try await login("target@example.com", "guess-guess").status) }
-        XCTAssertEqual(statuses.prefix(10).allSatisfy { $0 == 401 }, true, "\(statuses)")
-        let limited = try await login("TARGET@example.com", "password123")
-        XCTAssertEqual(limited.status, 429)
+        // A client of its own: every try on its own connection at once.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let url = baseURL + "/api/auth/login"
+        let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+            for n in 0..<14 {
+                let body = try JSONEncoder().encode(LoginRequest(email: n % 2 == 0 ? "target@example.com" : "TARGET@example.com",
+                                                                  password: "guess-guess"))
+                group.addTask {
+                    var request = HTTPClientRequest(url: url)
+                    request.method = .POST
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(bytes: body))
+                    let response = try await http.execute(request, timeout: .seconds(120))
+                    let answer = try await response.body.collect(upTo: 1 << 20)
+                    return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: answer))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        try await http.shutdown()
+        let statuses = replies.map(\.status)
+        XCTAssertTrue(statuses.allSatisfy { $0 == 401 || $0 == 429 }, "\(statuses)")
+        XCTAssertLessThanOrEqual(statuses.filter { $0 == 401 }.count, 11, "one email, one budget: \(statuses)")
+        let limited = try XCTUnwrap(replies.first { $0.status == 429 })
         let body = try JSONDecoder().decode(ErrorBody.self, from: limited.body)
         XCTAssertEqual(body.error, "RateLimitError")
         XCTAssertEqual(body.retryAfter.map(String.init), limited.header("Retry-After"))
+    }
+
+    /// The store finds a user by any spelling the limit counts as the same address.
+    func testSignInAcceptsTheAddressInAnotherUnicodeForm() async throws {
+        _ = try await users.create(email: "zo\u{EB}@example.com", password: "password123")
+        let reply = try await login(" zoe\u{308}@example.com", "password123")
+        XCTAssertEqual(reply.status, 200)
     }
 
     func testGarbageExpiredAndForeignTokensAre401() async throws {
@@ -163,6 +195,39 @@ final class FleetAuthAPITests: APITestCase {
         }
     }
 
+    /// A user disabled while another process reloads its revocations: the reload read the
+    /// disabled users before the disabling committed, and the `user:` notification arrived
+    /// before the reload finished. The reload's older list must not win (it did: the user's
+    /// token kept working in that process until the next reconnect).
+    func testAUserDisabledDuringAReloadIsRefused() async throws {
+        let user = try await users.create(email: "fay@example.com", password: "password123")
+        let session = try JSONDecoder().decode(LoginResponse.self, from: try await login("fay@example.com", "password123").body)
+        let claims = try await AccessTokens(secret: String(repeating: "jwt-s3cr3t-", count: 4)).verify(session.token)
+        let otherQueue = JobQueue(url: db.url, applicationName: "atelier-other-api", maxConnections: 2, logger: db.queue.logger)
+        let otherNotifier = Notifier(url: db.url, channels: [Notifier.Channel.tokens], logger: db.queue.logger)
+        let held = ReloadHold()
+        let revocations = AccessRevocations(
+            revoked: RevokedAccessTokens(client: otherQueue.client, logger: db.queue.logger),
+            users: UserStore(client: otherQueue.client, logger: db.queue.logger),
+            notifier: otherNotifier, lifetime: .seconds(3600), afterReading: { await held.holdFirst() })
+        let heard = ReloadHold.Flag()
+        otherNotifier.observe { if $0.payload == "user:" + user.id.uuidString.lowercased() { heard.set() } }
+        let running = Task { await withDiscardingTaskGroup { group in
+            group.addTask { await otherQueue.run() }
+            group.addTask { await otherNotifier.run() }
+        } }
+        defer { running.cancel() }
+        try await db.eventually("the other process listens") { otherNotifier.isListening }
+
+        let first = Task { try await revocations.isRevoked(claims) }
+        try await db.eventually("the reload has read") { held.isHolding }
+        _ = try await users.disable(email: "fay@example.com")
+        try await db.eventually("the disabling's notification arrived") { heard.isSet }
+        held.release()
+        _ = try await first.value
+        try await XCTAssertEqualAsync(try await revocations.isRevoked(claims), true, "the disabled user's token still works")
+    }
+
     /// A logged-out user's event streams end; another user's stay open (a stream held by an
     /// access token is never mistaken for one of a revoked app token).
     func testLogoutEndsThatTokensStreamsOnly() async throws {
@@ -200,5 +265,40 @@ final class FleetAuthAPITests: APITestCase {
         let bosID = try XCTUnwrap(UUID(uuidString: bosJob))
         let bosOwner = try await db.scalar("SELECT owner FROM jobs WHERE id = \(bosID)", as: String.self)
         _ = try await db.queue.cancel(id: bosID, owner: bosOwner, reason: "test over")
+    }
+}
+
+/// Holds the first reload of an ``AccessRevocations`` between its reads and its update.
+final class ReloadHold: Sendable {
+    private let state = Mutex<(calls: Int, holding: Bool, released: Bool, waiter: CheckedContinuation<Void, Never>?)>((0, false, false, nil))
+
+    var isHolding: Bool { state.withLock { $0.holding } }
+
+    func holdFirst() async {
+        await withCheckedContinuation { continuation in
+            let proceed = state.withLock { state -> Bool in
+                state.calls += 1
+                guard state.calls == 1, !state.released else { return true }
+                state.holding = true
+                state.waiter = continuation
+                return false
+            }
+            if proceed { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.released = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    final class Flag: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
     }
 }

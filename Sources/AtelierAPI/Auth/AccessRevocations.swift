@@ -9,11 +9,21 @@ import Synchronization
 /// notifications the revocation and the disabling raise (`jti:<id>`, `user:<id>`, migration
 /// 0010). While the listener is down nothing in memory can be trusted, so each check asks the
 /// database.
+///
+/// A `user:` notification (or a reconnect) that arrives while a reload is reading makes that
+/// reload's answer stale: the disabling may have committed after its read. A generation count
+/// tells: the reload marks memory loaded only if no such notification came meanwhile; otherwise
+/// the next check reads again. (Before, the older list won and a disabled user stayed signed in.)
+/// Revoked token ids are kept until their token would have expired, and pruned as they pass, so
+/// the set holds at most one token lifetime of logouts.
 package final class AccessRevocations: Sendable {
     private struct State {
         var loaded = false
+        /// Bumped by every notification that makes memory stale.
+        var generation: UInt64 = 0
         var tokens: [UUID: Date] = [:]
         var disabledUsers = Set<UUID>()
+        var nextPrune = Date.distantPast
     }
 
     private let revoked: RevokedAccessTokens
@@ -22,33 +32,61 @@ package final class AccessRevocations: Sendable {
     /// How long an access token lives: a revocation heard of by notification is kept this long.
     private let lifetime: Duration
     private let state = Mutex(State())
+    /// Runs between a reload's reads and its update of memory (tests hold a reload there).
+    private let afterReading: (@Sendable () async -> Void)?
 
-    package init(revoked: RevokedAccessTokens, users: UserStore, notifier: Notifier, lifetime: Duration) {
+    package init(revoked: RevokedAccessTokens, users: UserStore, notifier: Notifier, lifetime: Duration,
+                 afterReading: (@Sendable () async -> Void)? = nil) {
         (self.revoked, self.users, self.notifier, self.lifetime) = (revoked, users, notifier, lifetime)
+        self.afterReading = afterReading
         notifier.observe { [weak self] notification in
             guard let self else { return }
-            if notification == .reconnected { self.state.withLock { $0.loaded = false } }
+            if notification == .reconnected { self.state.withLock { Self.stale(&$0) } }
             guard notification.channel == Notifier.Channel.tokens else { return }
             let payload = notification.payload
             if payload.hasPrefix("jti:"), let jti = UUID(uuidString: String(payload.dropFirst(4))) {
                 // Its expiry is not in the payload: keep it a token's whole lifetime.
                 let until = Date().addingTimeInterval(Double(self.lifetime.components.seconds))
-                self.state.withLock { $0.tokens[jti] = until }
+                self.state.withLock { state in
+                    state.tokens[jti] = until
+                    Self.prune(&state)
+                }
             } else if payload.hasPrefix("user:") {
-                self.state.withLock { $0.loaded = false }
+                self.state.withLock { Self.stale(&$0) }
             }
         }
     }
 
+    private static func stale(_ state: inout State) {
+        state.loaded = false
+        state.generation &+= 1
+    }
+
+    /// Drops revocations of tokens that have expired anyway, at most once a minute.
+    private static func prune(_ state: inout State, now: Date = Date()) {
+        guard now >= state.nextPrune else { return }
+        state.tokens = state.tokens.filter { $0.value > now }
+        state.nextPrune = now.addingTimeInterval(60)
+    }
+
+    /// Revoked token ids held in memory now (tests).
+    package var revokedTokenCount: Int { state.withLock { $0.tokens.count } }
+
     /// Whether the token with these claims may no longer be used.
     package func isRevoked(_ claims: AccessClaims) async throws -> Bool {
         guard let jti = claims.tokenID, let user = claims.userID else { return true }
-        guard notifier.isListening else {
-            if try await revoked.isRevoked(jti) { return true }
-            return try await users.find(id: user)?.disabledAt != nil
+        guard notifier.isListening else { return try await isRevokedInDatabase(jti: jti, user: user) }
+        if !state.withLock({ $0.loaded }) {
+            try await reload()
+            // Made stale while it read: this check asks the database; the next reloads.
+            if !state.withLock({ $0.loaded }) { return try await isRevokedInDatabase(jti: jti, user: user) }
         }
-        if !state.withLock({ $0.loaded }) { try await reload() }
         return state.withLock { $0.tokens[jti] != nil || $0.disabledUsers.contains(user) }
+    }
+
+    private func isRevokedInDatabase(jti: UUID, user: UUID) async throws -> Bool {
+        if try await revoked.isRevoked(jti) { return true }
+        return try await users.find(id: user)?.disabledAt != nil
     }
 
     /// Whether token `tokenID` of user `userID` is revoked, from memory only (nil when memory
@@ -63,18 +101,25 @@ package final class AccessRevocations: Sendable {
     /// Remembers a revocation made by this process before its notification comes back.
     package func remember(_ claims: AccessClaims) {
         guard let jti = claims.tokenID else { return }
-        state.withLock { $0.tokens[jti] = claims.expiresAt }
+        state.withLock { state in
+            state.tokens[jti] = claims.expiresAt
+            Self.prune(&state)
+        }
     }
 
     private func reload() async throws {
+        let generation = state.withLock { $0.generation }
         let tokens = try await revoked.live()
         let disabled = try await users.disabledIDs()
+        await afterReading?()
         state.withLock { state in
             let now = Date()
             // Keep what arrived while loading; drop what has expired.
             state.tokens = state.tokens.merging(tokens) { $1 }.filter { $0.value > now }
+            state.nextPrune = now.addingTimeInterval(60)
             state.disabledUsers = disabled
-            state.loaded = true
+            // A user was disabled (or enabled) while this read: its list may predate that.
+            state.loaded = state.generation == generation
         }
     }
 }
