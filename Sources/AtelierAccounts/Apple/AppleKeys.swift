@@ -7,6 +7,11 @@ import NIOCore
 /// by default) or a file. Fetched on first use and kept; fetched again when a token names a key
 /// (`kid`) not among them — Apple rotates its keys — but at most once per ``minimumRefetch``, so
 /// tokens with made-up key ids cannot make us hammer the source.
+///
+/// One fetch at a time: sign-ins that need the keys while a fetch is under way wait for that
+/// fetch (before, the actor's reentrancy let each start its own 10-second fetch while Apple was
+/// slow or down). A fetch that fails is not tried again for ``failureBackoff``: meanwhile
+/// sign-ins are refused at once (or use the keys already held).
 public actor AppleKeys {
     public enum Source: Sendable, Equatable {
         case url(String)
@@ -22,28 +27,58 @@ public actor AppleKeys {
 
     let source: Source
     let minimumRefetch: Duration
+    let failureBackoff: Duration
     private var keys: JWTKeyCollection?
     private var kids: Set<String> = []
     private var fetchedAt: ContinuousClock.Instant?
+    private var failedAt: ContinuousClock.Instant?
+    private var inFlight: Task<(JWTKeyCollection, Set<String>), any Error>?
+    /// Fetches started, and callers that waited for another's (tests, metrics).
+    package private(set) var fetches = 0
+    package private(set) var joined = 0
 
-    public init(source: Source = .url(AppleKeys.appleURL), minimumRefetch: Duration = .seconds(60)) {
-        (self.source, self.minimumRefetch) = (source, minimumRefetch)
+    public init(source: Source = .url(AppleKeys.appleURL), minimumRefetch: Duration = .seconds(60),
+                failureBackoff: Duration = .seconds(5)) {
+        (self.source, self.minimumRefetch, self.failureBackoff) = (source, minimumRefetch, failureBackoff)
     }
 
     /// The keys to verify a token whose header names `kid`.
     func collection(for kid: String?) async throws -> JWTKeyCollection {
         if let keys, let kid, kids.contains(kid) { return keys }
         if let keys, let fetchedAt, ContinuousClock.now - fetchedAt < minimumRefetch { return keys }
+        if let failedAt, ContinuousClock.now - failedAt < failureBackoff {
+            if let keys { return keys }
+            throw AccountError.configuration("Apple's keys could not be read a moment ago")
+        }
+        if let inFlight {
+            joined += 1
+            return try await inFlight.value.0
+        }
         fetchedAt = .now
-        let json = try await fetch()
-        let jwks = try JSONDecoder().decode(JWKS.self, from: Data(json.utf8))
-        let collection = try await JWTKeyCollection().add(jwks: jwks)
-        keys = collection
-        kids = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
-        return collection
+        fetches += 1
+        let source = self.source
+        let fetch = Task { try await Self.load(source) }
+        inFlight = fetch
+        defer { inFlight = nil }
+        do {
+            let (collection, ids) = try await fetch.value
+            (keys, kids, failedAt) = (collection, ids, nil)
+            return collection
+        } catch {
+            failedAt = .now
+            if let keys { return keys }
+            throw error
+        }
     }
 
-    private func fetch() async throws -> String {
+    private static func load(_ source: Source) async throws -> (JWTKeyCollection, Set<String>) {
+        let json = try await fetch(source)
+        let jwks = try JSONDecoder().decode(JWKS.self, from: Data(json.utf8))
+        let collection = try await JWTKeyCollection().add(jwks: jwks)
+        return (collection, Set(jwks.keys.compactMap { $0.keyIdentifier?.string }))
+    }
+
+    private static func fetch(_ source: Source) async throws -> String {
         switch source {
         case .file(let path):
             return try String(contentsOfFile: path, encoding: .utf8)
