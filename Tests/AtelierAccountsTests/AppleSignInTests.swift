@@ -91,4 +91,45 @@ final class AppleSignInTests: DatabaseTestCase {
         XCTAssertNil(stranger.email)
         XCTAssertNotEqual(stranger.id, driver.id)
     }
+
+    /// Sign-ins that need the keys while Apple is slow wait for one fetch; before, each started
+    /// its own (ten seconds each, with Apple down).
+    func testSignInsWhileTheKeysAreFetchedShareOneFetch() async throws {
+        let server = try AppleKeysServer(jwksFile: apple.jwksFile)
+        try await server.start()
+        defer { server.stop() }
+        let keys = AppleKeys(source: .url(server.url))
+        let verifier = AppleSignIn(audiences: ["com.example.learn"], keys: keys)
+        let token = try await apple.identityToken()
+        let signIns = (0..<8).map { _ in Task { try await verifier.verify(token) } }
+        try await db.eventually("the other seven wait for the first fetch") { await keys.joined == 7 }
+        server.release()
+        for signIn in signIns { _ = try await signIn.value }
+        XCTAssertEqual(server.requestCount, 1)
+        try await XCTAssertEqualAsync(await keys.fetches, 1)
+    }
+
+    /// A failed fetch is not repeated by every sign-in that follows it.
+    func testAFailedFetchIsNotRepeatedAtOnce() async throws {
+        let keys = AppleKeys(source: .file(apple.jwksFile.path + ".missing"), failureBackoff: .seconds(3600))
+        let verifier = AppleSignIn(audiences: ["com.example.learn"], keys: keys)
+        let token = try await apple.identityToken()
+        for _ in 0..<5 {
+            do { _ = try await verifier.verify(token); XCTFail("verified without keys") } catch {
+                XCTAssertEqual(error, .invalidToken("Invalid identity token"))
+            }
+        }
+        try await XCTAssertEqualAsync(await keys.fetches, 1)
+    }
+
+    /// A verified Apple email never links to an operator: the Apple account gets a user of its own.
+    func testAppleSignInNeverLinksToAnAdmin() async throws {
+        let users = UserStore(client: db.queue.client, logger: db.queue.logger)
+        let admin = try await users.create(email: "root@example.com", role: "admin", password: "password123")
+        let user = try await users.signIn(apple: .init(subject: "s9", email: "root@example.com", emailVerified: true))
+        XCTAssertNotEqual(user.id, admin.id)
+        XCTAssertEqual(user.role, "user")
+        XCTAssertNil(user.email)
+        try await XCTAssertEqualAsync(try await users.find(id: admin.id)?.appleSubject, nil)
+    }
 }

@@ -76,13 +76,15 @@ public struct UserStore: Sendable {
 
     /// The user of an Apple identity, made on its first sign-in. A user with the same email who
     /// has no Apple account yet is linked to it only when Apple vouches for the email
-    /// (`email_verified`); otherwise the new user keeps no email rather than take another's. A
-    /// disabled user → ``AccountError/invalidToken(_:)``.
+    /// (`email_verified`) and the user is no operator (`admin`): an Apple account is never a
+    /// second, unthrottled road to the operator routes. Otherwise the new user keeps no email
+    /// rather than take another's. A disabled user → ``AccountError/invalidToken(_:)``.
     public func signIn(apple identity: AppleSignIn.Identity) async throws -> User {
         if let user = try await find(appleSubject: identity.subject) { return try Self.enabled(user) }
-        if let email = identity.email, identity.emailVerified, let existing = try await find(email: email), existing.appleSubject == nil {
+        if let email = identity.email, identity.emailVerified, let existing = try await find(email: email),
+           existing.appleSubject == nil, !existing.isAdmin {
             _ = try await client.query("""
-                UPDATE users SET apple_sub = \(identity.subject), updated_at = now() WHERE id = \(existing.id) AND apple_sub IS NULL
+                UPDATE users SET apple_sub = \(identity.subject), updated_at = now() WHERE id = \(existing.id) AND apple_sub IS NULL AND role <> 'admin'
                 """, logger: logger)
             if let linked = try await find(appleSubject: identity.subject) { return try Self.enabled(linked) }
         }
