@@ -27,4 +27,21 @@ package struct LoginLimits: Sendable {
         }
         return nil
     }
+
+    /// nil when a request from `address` to a sign-in route without an email (a bad access or
+    /// refresh token, an Apple identity token) may go ahead; otherwise the seconds to wait.
+    /// Charged to the address's sign-in budget.
+    package func retryAfter(address: String, now: Double = Date().timeIntervalSince1970) -> Int? {
+        guard let perAddress else { return nil }
+        let decision = perAddress.take("login-ip:" + address, now: now)
+        return decision.allowed ? nil : decision.retryAfter
+    }
+
+    /// nil when one more sign-in as `identity` (an Apple account, a refresh token's user) may go
+    /// ahead; otherwise the seconds to wait. Charged to the per-email budget under its own key.
+    package func retryAfter(identity: String, now: Double = Date().timeIntervalSince1970) -> Int? {
+        guard let perEmail else { return nil }
+        let decision = perEmail.take("login-identity:" + identity, now: now)
+        return decision.allowed ? nil : decision.retryAfter
+    }
 }

@@ -1,18 +1,19 @@
 import HTTPTypes
 import Hummingbird
 
-/// Applies the ``RateLimiter`` per proven credential — so it runs after ``AuthMiddleware`` on
-/// authenticated routes — or per client address where there is none (public routes, open
-/// access), and reports it in `X-RateLimit-Limit/Remaining/Reset`; over the limit → 429 with
-/// `Retry-After`. A credential that was only presented, not proven, is never a key: rotating
-/// made-up tokens would otherwise give every request a fresh bucket.
+/// Applies the ``RateLimiter`` per proven identity — a user, whichever of their access tokens
+/// came (``Principal/limitKey``), or an app token — so it runs after ``AuthMiddleware`` on
+/// authenticated routes; per client address where there is none (public routes, open access).
+/// It reports in `X-RateLimit-Limit/Remaining/Reset`; over the limit → 429 with `Retry-After`.
+/// A credential that was only presented, not proven, is never a key: rotating made-up tokens
+/// would otherwise give every request a fresh bucket — and so would a user's fresh token.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
     let limiter: RateLimiter
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        let key = context.principal?.tokenHash.map { "token:" + $0 } ?? "ip:" + context.clientAddress
+        let key = context.principal?.limitKey ?? "ip:" + context.clientAddress
         let decision = limiter.take(key)
         let fields = Self.headers(decision)
         guard decision.allowed else { throw Self.refusal(decision, of: "requests") }

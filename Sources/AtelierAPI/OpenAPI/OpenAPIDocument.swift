@@ -328,7 +328,11 @@ paths:
   /api/auth/me:
     get:
       summary: The signed-in user (the fleet app's API)
-      description: Bearer access token from `/api/auth/login`; 401 `{error, message, code}` when it is expired, invalid or logged out.
+      description: |
+        Bearer access token from `/api/auth/login`; 401 `{error, message, code}` when it is expired,
+        invalid or logged out. Spends the user's request budget (ATELIER_RATE_LIMIT, one per user
+        whichever of their tokens comes); a bad token spends the client address's sign-in budget.
+        Over either → 429 with `retryAfter`.
       security: [{ bearer: [] }]
       responses:
         "200":
@@ -345,11 +349,12 @@ paths:
                   role: { type: string }
                   permissions: { type: array, items: { type: string } }
         "401": { $ref: "#/components/responses/FleetError" }
+        "429": { $ref: "#/components/responses/FleetError" }
         "503": { $ref: "#/components/responses/FleetError" }
   /api/auth/refresh:
     post:
       summary: Renew a still-valid access token (the fleet app's API)
-      description: Answers a new token; the one presented stops working.
+      description: Answers a new token; the one presented stops working. Budgets as for `/api/auth/me` (429).
       security: [{ bearer: [] }]
       responses:
         "200":
@@ -363,15 +368,17 @@ paths:
                   token: { type: string }
                   expiresIn: { type: integer, example: 3600 }
         "401": { $ref: "#/components/responses/FleetError" }
+        "429": { $ref: "#/components/responses/FleetError" }
         "503": { $ref: "#/components/responses/FleetError" }
   /api/auth/logout:
     post:
       summary: Sign out (the fleet app's API)
-      description: The token stops working in every API process at once.
+      description: The token stops working in every API process at once. Budgets as for `/api/auth/me` (429).
       security: [{ bearer: [] }]
       responses:
         "204": { description: signed out }
         "401": { $ref: "#/components/responses/FleetError" }
+        "429": { $ref: "#/components/responses/FleetError" }
         "503": { $ref: "#/components/responses/FleetError" }
   /api/ios/auth/apple:
     post:
@@ -381,7 +388,8 @@ paths:
         ATELIER_APPLE_AUDIENCES, not expired), makes the user on the first sign-in, and answers an
         access token (an hour), a refresh token (30 days, rotated on use) and `expiresAt` (epoch
         seconds). 400 without a token, 401 for an invalid one, 503 when Sign in with Apple is not
-        configured. Errors are `{"error": "message"}`.
+        configured, 429 past the client address's sign-in budget or the Apple account's. Errors
+        are `{"error": "message"}`.
       security: []
       requestBody:
         required: true
@@ -414,11 +422,12 @@ paths:
                   expiresAt: { type: integer, example: 1704153600 }
         "400": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
         "503": { $ref: "#/components/responses/LearnError" }
   /api/ios/auth/refresh:
     post:
       summary: A new access token for a refresh token (the Learn Assistant's API)
-      description: The refresh token is spent and a new one answered; a spent one presented again ends its whole family (401).
+      description: The refresh token is spent and a new one answered; a spent one presented again ends its whole family (401). Spends the client address's sign-in budget (429 past it).
       security: []
       requestBody:
         required: true
@@ -449,6 +458,7 @@ paths:
                   expiresAt: { type: integer }
         "400": { $ref: "#/components/responses/LearnError" }
         "401": { $ref: "#/components/responses/LearnError" }
+        "429": { $ref: "#/components/responses/LearnError" }
         "503": { $ref: "#/components/responses/LearnError" }
   /v1/admin/queue:
     get:

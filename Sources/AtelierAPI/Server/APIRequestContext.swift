@@ -27,6 +27,17 @@ public struct Principal: Sendable, Equatable {
         self.role = role
     }
 
+    /// The key of this caller's rate-limit budget: the user for a user's access token (however
+    /// many tokens they hold: signing in again or refreshing mints a new one, never a new budget),
+    /// else the credential (an app token); nil without one.
+    public var limitKey: String? {
+        if let userID { return Self.userLimitKey(userID) }
+        return tokenHash.map { "token:" + $0 }
+    }
+
+    /// The budget of a user, wherever their requests come in (the core API, the apps' routes).
+    public static func userLimitKey(_ user: UUID) -> String { "user:" + user.uuidString.lowercased() }
+
     public static let anonymous: Principal = {
         var principal = Principal(owner: "anonymous", name: "anonymous")
         principal.isAnonymous = true

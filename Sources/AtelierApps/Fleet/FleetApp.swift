@@ -5,6 +5,6 @@ import Hummingbird
 /// email and password, the current user, token renewal, logout — in its own error shape.
 struct FleetApp: APIApp {
     func register(on router: Router<APIRequestContext>, server: APIServer) throws {
-        FleetAuthController(accounts: server.accounts, limits: server.loginLimits).register(on: router)
+        FleetAuthController(accounts: server.accounts, limits: server.loginLimits, limiter: server.limiter).register(on: router)
     }
 }

@@ -15,14 +15,17 @@ import Hummingbird
 struct FleetAuthController: Sendable {
     let accounts: UserAccounts?
     let limits: LoginLimits
+    /// The per-user budget of every authenticated route (`ATELIER_RATE_LIMIT`): `me`, `refresh`
+    /// and `logout` spend the user's, whichever of their tokens came.
+    let limiter: RateLimiter?
 
     static let base = "api/auth"
 
     func register(on router: Router<APIRequestContext>) {
         router.post(RouterPath(Self.base + "/login")) { request, context in await answer(context) { try await login(request, context) } }
-        router.get(RouterPath(Self.base + "/me")) { request, context in await answer(context) { try await me(request) } }
-        router.post(RouterPath(Self.base + "/refresh")) { request, context in await answer(context) { try await refresh(request) } }
-        router.post(RouterPath(Self.base + "/logout")) { request, context in await answer(context) { try await logout(request) } }
+        router.get(RouterPath(Self.base + "/me")) { request, context in await answer(context) { try await me(request, context) } }
+        router.post(RouterPath(Self.base + "/refresh")) { request, context in await answer(context) { try await refresh(request, context) } }
+        router.post(RouterPath(Self.base + "/logout")) { request, context in await answer(context) { try await logout(request, context) } }
     }
 
     struct LoginRequest: Decodable { var email: String?; var password: String? }
@@ -60,8 +63,8 @@ struct FleetAuthController: Sendable {
             expiresIn: Self.seconds(until: claims.expiresAt)))
     }
 
-    func me(_ request: Request) async throws -> Response {
-        let (accounts, claims) = try await bearer(request)
+    func me(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (accounts, claims) = try await bearer(request, context)
         guard let id = claims.userID, let user = try await accounts.users.find(id: id), user.disabledAt == nil else {
             throw FleetError.unauthorized()
         }
@@ -69,8 +72,8 @@ struct FleetAuthController: Sendable {
                                                 role: user.role, permissions: user.permissions))
     }
 
-    func refresh(_ request: Request) async throws -> Response {
-        let (accounts, claims) = try await bearer(request)
+    func refresh(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (accounts, claims) = try await bearer(request, context)
         guard let id = claims.userID, let user = try await accounts.users.find(id: id), user.disabledAt == nil else {
             throw FleetError.unauthorized()
         }
@@ -80,8 +83,8 @@ struct FleetAuthController: Sendable {
         return try JSONResponse.encode(RefreshAnswer(token: token, expiresIn: Self.seconds(until: fresh.expiresAt)))
     }
 
-    func logout(_ request: Request) async throws -> Response {
-        let (accounts, claims) = try await bearer(request)
+    func logout(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let (accounts, claims) = try await bearer(request, context)
         try await accounts.revoke(claims)
         return Response(status: .noContent)
     }
@@ -93,17 +96,25 @@ struct FleetAuthController: Sendable {
         return accounts
     }
 
-    /// The verified, unrevoked access token of `Authorization: Bearer …`.
-    private func bearer(_ request: Request) async throws -> (UserAccounts, AccessClaims) {
+    /// The verified, unrevoked access token of `Authorization: Bearer …`, its user's budget
+    /// spent; a missing or bad one spends the client address's sign-in budget (so guessing costs
+    /// tries), then 401.
+    private func bearer(_ request: Request, _ context: APIRequestContext) async throws -> (UserAccounts, AccessClaims) {
         let accounts = try configured()
-        guard let token = Authenticator.credential(xAppToken: nil, authorization: request.headers[.authorization]) else {
-            throw FleetError.unauthorized()
+        let token = Authenticator.credential(xAppToken: nil, authorization: request.headers[.authorization])
+        var claims: AccessClaims?
+        if let token {
+            do { claims = try await accounts.verify(token) } catch is AccountError { claims = nil }
         }
-        do {
-            return (accounts, try await accounts.verify(token))
-        } catch is AccountError {
-            throw FleetError.unauthorized(expired: AccessTokens.hasExpired(token))
+        guard let claims else {
+            if let retryAfter = limits.retryAfter(address: context.clientAddress) { throw FleetError.rateLimited(retryAfter: retryAfter) }
+            throw FleetError.unauthorized(expired: token.map { AccessTokens.hasExpired($0) } ?? false)
         }
+        if let limiter, let user = claims.userID {
+            let decision = limiter.take(Principal.userLimitKey(user))
+            guard decision.allowed else { throw FleetError.rateLimited(retryAfter: decision.retryAfter) }
+        }
+        return (accounts, claims)
     }
 
     static func seconds(until date: Date) -> Int {

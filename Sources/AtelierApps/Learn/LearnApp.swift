@@ -9,7 +9,7 @@ struct LearnApp: APIApp {
     func register(on router: Router<APIRequestContext>, server: APIServer) throws {
         let routes = LearnRoutes(accounts: server.accounts, limiter: server.limiter)
         let documents = DocumentStore(client: server.queue.client, logger: server.logger)
-        LearnAuthController(routes: routes).register(on: router)
+        LearnAuthController(routes: routes, limits: server.loginLimits).register(on: router)
         KnowledgeController(routes: routes, intake: server.intake, documents: documents).register(on: router)
         ReviewsController(routes: routes, reviews: ReviewStore(client: server.queue.client, logger: server.logger)).register(on: router)
         // The executable checked the chat settings at start-up (a bad URL is a start-up error).

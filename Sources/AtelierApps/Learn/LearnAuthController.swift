@@ -11,14 +11,20 @@ import Hummingbird
 /// - `POST /api/ios/auth/refresh {refreshToken}` → `{user: {id, email}, accessToken,
 ///   refreshToken, expiresAt}`; the refresh token presented is spent (rotation), and one spent
 ///   before ends its family. Missing → 400; invalid, expired or spent → 401.
+///
+/// Both spend the client address's sign-in budget (`ATELIER_LOGIN_RATE_LIMIT`, shared with the
+/// password sign-ins) before any work — a made-up refresh token used to cost two writes, free —
+/// and an Apple account's sign-ins also spend its own (`ATELIER_LOGIN_RATE_LIMIT_PER_EMAIL`).
+/// Over either → 429 with `Retry-After`.
 struct LearnAuthController: Sendable {
     let routes: LearnRoutes
+    let limits: LoginLimits
 
     static let base = "api/ios/auth"
 
     func register(on router: Router<APIRequestContext>) {
-        router.post(RouterPath(Self.base + "/apple")) { request, context in await LearnRoutes.answer(context) { try await apple(request) } }
-        router.post(RouterPath(Self.base + "/refresh")) { request, context in await LearnRoutes.answer(context) { try await refresh(request) } }
+        router.post(RouterPath(Self.base + "/apple")) { request, context in await LearnRoutes.answer(context) { try await apple(request, context) } }
+        router.post(RouterPath(Self.base + "/refresh")) { request, context in await LearnRoutes.answer(context) { try await refresh(request, context) } }
     }
 
     struct AppleRequest: Decodable { var identityToken: String?; var user: String? }
@@ -31,10 +37,11 @@ struct LearnAuthController: Sendable {
         var expiresAt: Int
     }
 
-    func apple(_ request: Request) async throws -> Response {
+    func apple(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let body = try await decode(AppleRequest.self, request)
         guard let token = body?.identityToken, !token.isEmpty else { throw LearnError.badRequest("Identity token is required") }
         let accounts = try routes.configured()
+        try spend(limits.retryAfter(address: context.clientAddress))
         guard let apple = accounts.apple else {
             throw LearnError(status: .serviceUnavailable, message: "Sign in with Apple is not configured on this server")
         }
@@ -46,6 +53,7 @@ struct LearnAuthController: Sendable {
         }
         // The app sends Apple's user identifier beside the token: it must be the token's subject.
         if let user = body?.user, !user.isEmpty, user != identity.subject { throw LearnError.unauthorized("Invalid identity token") }
+        try spend(limits.retryAfter(identity: "apple:" + identity.subject))
         let user: User
         do {
             user = try await accounts.users.signIn(apple: identity)
@@ -55,10 +63,11 @@ struct LearnAuthController: Sendable {
         return try await signedIn(user, accounts: accounts, refresh: try await accounts.refresh.issue(for: user.id).token, withCreatedAt: true)
     }
 
-    func refresh(_ request: Request) async throws -> Response {
+    func refresh(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let body = try await decode(RefreshRequest.self, request)
         guard let token = body?.refreshToken, !token.isEmpty else { throw LearnError.badRequest("Refresh token is required") }
         let accounts = try routes.configured()
+        try spend(limits.retryAfter(address: context.clientAddress))
         let rotated: (userID: UUID, token: String, expiresAt: Date)
         do {
             rotated = try await accounts.refresh.rotate(token)
@@ -77,6 +86,12 @@ struct LearnAuthController: Sendable {
             user: .init(id: user.id.uuidString.lowercased(), email: user.email ?? "",
                         createdAt: withCreatedAt ? LearnRoutes.timestamp(user.createdAt) : nil),
             accessToken: access, refreshToken: refresh, expiresAt: Int(claims.expiresAt.timeIntervalSince1970)))
+    }
+
+    /// 429 when a budget said to wait.
+    private func spend(_ retryAfter: Int?) throws {
+        guard let retryAfter else { return }
+        throw LearnError(status: .tooManyRequests, message: "Too many sign-ins; retry in \(retryAfter) s", retryAfter: retryAfter)
     }
 
     /// The JSON body, or nil when it is not one (the route then says which field is missing).

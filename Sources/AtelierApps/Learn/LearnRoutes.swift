@@ -13,7 +13,7 @@ struct LearnUser: Sendable {
 }
 
 /// What the Learn Assistant's routes share: the Bearer access token (a user's — app tokens are
-/// not users), the per-token rate limit every authenticated route has, the app's error body and
+/// not users), the per-user rate limit every authenticated route has, the app's error body and
 /// its JSON bodies and timestamps.
 struct LearnRoutes: Sendable {
     let accounts: UserAccounts?
@@ -30,7 +30,8 @@ struct LearnRoutes: Sendable {
     }
 
     /// The user of `Authorization: Bearer <access token>`; 401 without a valid, unrevoked one,
-    /// 429 past the rate limit (`ATELIER_RATE_LIMIT`, the same budget as the token's other routes).
+    /// 429 past the rate limit (`ATELIER_RATE_LIMIT`: the user's one budget, whichever of their
+    /// tokens came, shared with the core API's routes).
     func user(_ request: Request) async throws -> LearnUser {
         let accounts = try configured()
         guard let token = Authenticator.credential(xAppToken: nil, authorization: request.headers[.authorization]) else {
@@ -44,7 +45,7 @@ struct LearnRoutes: Sendable {
         }
         guard let id = claims.userID else { throw LearnError.unauthorized("Invalid or expired token") }
         if let limiter {
-            let decision = limiter.take("token:" + AccessTokenKey.make(claims))
+            let decision = limiter.take(Principal.userLimitKey(id))
             guard decision.allowed else {
                 throw LearnError(status: .tooManyRequests, message: "Too many requests; retry in \(decision.retryAfter) s",
                                  retryAfter: decision.retryAfter)
