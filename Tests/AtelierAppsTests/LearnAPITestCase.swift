@@ -53,6 +53,8 @@ class LearnAPITestCase: APITestCase {
     override func configure(_ configuration: inout APIConfiguration) {
         configuration.appleAudiences = ["com.example.learn"]
         configuration.appleKeys = apple.jwksFile.path
+        // Retries within the window are answered again; an hour, so no test meets its end.
+        configuration.refreshReuseWindow = .seconds(3600)
     }
 
     /// Signs in a new Apple user; their access token.

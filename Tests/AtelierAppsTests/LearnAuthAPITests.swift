@@ -8,7 +8,8 @@ import XCTest
 
 /// The Learn Assistant's sign-in (docs/clients.md §7) against a real server, decoded with
 /// structs written from the app's API document: Sign in with Apple (a token the test signs as
-/// Apple would), refresh with rotation, a replayed refresh token ending its family, and the
+/// Apple would), refresh with rotation, a retry within the reuse window, a replayed refresh token
+/// ending its family, and the
 /// access token working on the core API.
 final class LearnAuthAPITests: LearnAPITestCase {
     struct AppleSignInRequest: Codable { let identityToken: String; let user: String }
@@ -52,11 +53,19 @@ final class LearnAuthAPITests: LearnAPITestCase {
         let jobs = try await request(.GET, "/v1/jobs", token: .some(nil), headers: [("Authorization", "Bearer " + next.accessToken)])
         XCTAssertEqual(jobs.status, 200, jobs.text)
 
-        // Replaying the spent refresh token ends the family: the newer one stops working too.
+        // A retry with the spent token (its answer lost) gets the same next token: no logout.
+        let retried = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: session.refreshToken))
+        XCTAssertEqual(retried.status, 200, retried.text)
+        XCTAssertEqual(try JSONDecoder().decode(RefreshResponse.self, from: retried.body).refreshToken, next.refreshToken)
+
+        // Once the next token is used, the spent one presented again is a replay: the family
+        // ends, the newest token with it.
+        let third = try JSONDecoder().decode(RefreshResponse.self, from: try await post(
+            "/api/ios/auth/refresh", RefreshRequest(refreshToken: next.refreshToken)).body)
         let replay = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: session.refreshToken))
         XCTAssertEqual(replay.status, 401)
         XCTAssertEqual(try JSONDecoder().decode(ErrorResponse.self, from: replay.body).error, "Invalid refresh token")
-        let afterReplay = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: next.refreshToken))
+        let afterReplay = try await post("/api/ios/auth/refresh", RefreshRequest(refreshToken: third.refreshToken))
         XCTAssertEqual(afterReplay.status, 401)
     }
 

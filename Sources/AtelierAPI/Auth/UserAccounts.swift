@@ -18,11 +18,11 @@ package struct UserAccounts: Sendable {
 
     package init(secret: String, lifetime: Duration, queue: JobQueue, notifier: Notifier,
                  passwords: WorkLane = WorkLane(name: "password checks", concurrency: 2, queueLimit: 32),
-                 apple: AppleSignIn? = nil) throws(AccountError) {
+                 apple: AppleSignIn? = nil, refreshReuseWindow: Duration = .seconds(30)) throws(AccountError) {
         self.apple = apple
         access = try AccessTokens(secret: secret, lifetime: lifetime)
         users = UserStore(client: queue.client, logger: queue.logger, passwords: passwords)
-        refresh = RefreshTokens(client: queue.client, logger: queue.logger)
+        refresh = RefreshTokens(client: queue.client, secret: secret, reuseWindow: refreshReuseWindow, logger: queue.logger)
         revoked = RevokedAccessTokens(client: queue.client, logger: queue.logger)
         revocations = AccessRevocations(revoked: revoked, users: users, notifier: notifier, lifetime: lifetime)
     }

@@ -31,6 +31,10 @@ public struct APIConfiguration: Sendable {
     public var jwtSecret: String?
     /// `ATELIER_ACCESS_TOKEN_TTL`: how long an access token is valid (default an hour).
     public var accessTokenLifetime: Duration = .seconds(3600)
+    /// `ATELIER_REFRESH_REUSE_WINDOW`: for this long after a refresh token is spent, presenting
+    /// it again answers the same next token (a retry after a lost answer) instead of ending its
+    /// family (default 30 s; 0 turns it off).
+    public var refreshReuseWindow: Duration = .seconds(30)
     /// `ATELIER_APPLE_AUDIENCES`: the bundle ids Sign in with Apple tokens must be for (comma
     /// separated); empty: `/api/ios/auth/apple` answers 503. `ATELIER_APPLE_JWKS`: Apple's keys, a
     /// URL (default Apple's) or a file.

@@ -87,7 +87,8 @@ public final class APIServer: Sendable {
             try UserAccounts(secret: $0, lifetime: configuration.accessTokenLifetime, queue: queue, notifier: notifier,
                              passwords: lanes.passwords,
                              apple: configuration.appleAudiences.isEmpty ? nil
-                                 : AppleSignIn(audiences: configuration.appleAudiences, keys: AppleKeys(source: .init(configuration.appleKeys))))
+                                 : AppleSignIn(audiences: configuration.appleAudiences, keys: AppleKeys(source: .init(configuration.appleKeys))),
+                             refreshReuseWindow: configuration.refreshReuseWindow)
         }
         self.accounts = accounts
         self.authenticator = Authenticator(

@@ -8,15 +8,31 @@ import PostgresNIO
 /// a family — the chain of tokens from one sign-in. Presenting a token that was already used
 /// means two parties hold it (a stolen copy, or a replay): the whole family is revoked, and both
 /// must sign in again.
+///
+/// Except within ``reuseWindow`` (30 s) of its use: a client whose answer was lost retries with
+/// the token it still holds, and gets the same next token again — a token's successor is an
+/// HMAC of it under a server key (``successor(of:)``), so it can be answered again without
+/// being stored in the clear — as long as that successor is unspent. Before, the retry ended the
+/// family and logged the user out.
 public struct RefreshTokens: Sendable {
     public let client: PostgresClient
     public let lifetime: Duration
+    public let reuseWindow: Duration
     let logger: Logger
+    private let successorKey: SymmetricKey
 
     public static let prefix = "atr_"
 
-    public init(client: PostgresClient, lifetime: Duration = .seconds(30 * 24 * 3600), logger: Logger) {
-        (self.client, self.lifetime, self.logger) = (client, lifetime, logger)
+    /// `secret`: the server's (`ATELIER_JWT_SECRET`); successors are derived from it.
+    public init(client: PostgresClient, secret: String, lifetime: Duration = .seconds(30 * 24 * 3600),
+                reuseWindow: Duration = .seconds(30), logger: Logger) {
+        (self.client, self.lifetime, self.reuseWindow, self.logger) = (client, lifetime, reuseWindow, logger)
+        successorKey = SymmetricKey(data: SHA256.hash(data: Data(("atelier refresh successor\u{0}" + secret).utf8)))
+    }
+
+    /// The token that follows `token` in its family: the same every time it is asked.
+    func successor(of token: String) -> String {
+        Self.prefix + PasswordHasher.base64url(Data(HMAC<SHA256>.authenticationCode(for: Data(token.utf8), using: successorKey)))
     }
 
     /// A new token for `userID`, in a new family (a sign-in).
@@ -37,7 +53,7 @@ public struct RefreshTokens: Sendable {
     public func rotate(_ token: String) async throws -> (userID: UUID, token: String, expiresAt: Date) {
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 128 else { throw AccountError.invalidToken("Invalid refresh token") }
         let hash = Self.hash(token)
-        let next = Self.make()
+        let next = successor(of: token)
         // One statement: the spend and the insert happen together or not at all, and of two
         // concurrent uses only one finds the token unspent.
         let rows = try await client.query("""
@@ -55,6 +71,19 @@ public struct RefreshTokens: Sendable {
             SELECT user_id, expires_at FROM fresh
             """, logger: logger)
         for try await (userID, expiresAt) in rows.decode((UUID, Date).self) { return (userID, next, expiresAt) }
+        // Spent moments ago, and what it was spent for is unspent: a retry of a lost answer.
+        if reuseWindow > .zero {
+            let retried = try await client.query("""
+                SELECT r.user_id, n.expires_at
+                  FROM refresh_tokens r
+                  JOIN refresh_tokens n ON n.token_hash = \(Self.hash(next)) AND n.family = r.family
+                  JOIN users u ON u.id = r.user_id
+                 WHERE r.token_hash = \(hash) AND r.used_at > now() - \(reuseWindow.components.seconds) * interval '1 second'
+                   AND r.revoked_at IS NULL AND n.used_at IS NULL AND n.revoked_at IS NULL AND n.expires_at > now()
+                   AND u.disabled_at IS NULL
+                """, logger: logger)
+            for try await (userID, expiresAt) in retried.decode((UUID, Date).self) { return (userID, next, expiresAt) }
+        }
         // Not spendable. Spent before: someone else has it too — end the family.
         let revoked = try await client.query("""
             UPDATE refresh_tokens SET revoked_at = now()
@@ -71,7 +100,7 @@ public struct RefreshTokens: Sendable {
     }
 
     /// Revokes every refresh token of a user (logout everywhere, a disabled user).
-    public func revokeAll(of userID: UUID) async throws {
+    public static func revokeAll(of userID: UUID, client: PostgresClient, logger: Logger) async throws {
         _ = try await client.query("UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = \(userID) AND revoked_at IS NULL",
                                    logger: logger)
     }

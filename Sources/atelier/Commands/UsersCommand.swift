@@ -79,7 +79,7 @@ struct UsersCommand: AsyncParsableCommand {
             try await withQueue(database) { queue in
                 let users = UserStore(client: queue.client, logger: queue.logger)
                 let user = try await users.disable(email: email)
-                try await RefreshTokens(client: queue.client, logger: queue.logger).revokeAll(of: user.id)
+                try await RefreshTokens.revokeAll(of: user.id, client: queue.client, logger: queue.logger)
                 if json { JSONOutput.print(UsersCommand.object(user)) } else { say("disabled \(user.email ?? "") (\(user.id.uuidString.lowercased()))") }
             }
         }

@@ -65,6 +65,10 @@ extension Settings {
             configuration.jwtSecret = jwtSecret
         }
         configuration.accessTokenLifetime = try duration("ATELIER_ACCESS_TOKEN_TTL") ?? configuration.accessTokenLifetime
+        configuration.refreshReuseWindow = try duration("ATELIER_REFRESH_REUSE_WINDOW") ?? configuration.refreshReuseWindow
+        guard configuration.refreshReuseWindow >= .zero, configuration.refreshReuseWindow <= .seconds(300) else {
+            throw ConfigurationError("ATELIER_REFRESH_REUSE_WINDOW must be between 0 (off) and 5m")
+        }
         configuration.appleAudiences = list("ATELIER_APPLE_AUDIENCES") ?? []
         configuration.appleKeys = string("ATELIER_APPLE_JWKS") ?? configuration.appleKeys
         guard configuration.accessTokenLifetime >= .seconds(60), configuration.accessTokenLifetime <= .seconds(24 * 3600) else {
