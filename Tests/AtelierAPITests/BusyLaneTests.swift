@@ -58,22 +58,25 @@ final class BusyLaneTests: APITestCase {
     }
 
     /// Takes every place of `lane` and its whole line: the places with holds, the line with
-    /// holds that wait their turn (each given a place as the one before it is released).
+    /// waiters that give their place back as soon as they get it. (They used to keep it until
+    /// the test released them in the order it had started them; the lane serves its line in the
+    /// order the tasks reached it, which is not that one, so the test could wait for a waiter
+    /// still in line while the ones holding places waited for the test: CI hung there.)
     static func fill(_ lane: WorkLane) async throws -> FullLane {
         var holds: [WorkLane.Hold] = []
         for _ in 0..<lane.concurrency { holds.append(try await lane.hold()) }
-        let waiting = (0..<lane.queueLimit).map { _ in Task { try await lane.hold() } }
+        let waiting = (0..<lane.queueLimit).map { _ in Task { try await lane.hold().release() } }
         while lane.load.waiting < lane.queueLimit { try await Task.sleep(for: .milliseconds(1)) }
         return FullLane(holds: holds, waiting: waiting)
     }
 
     struct FullLane {
         let holds: [WorkLane.Hold]
-        let waiting: [Task<WorkLane.Hold, any Error>]
+        let waiting: [Task<Void, any Error>]
 
         func release() async throws {
             for hold in holds { hold.release() }
-            for task in waiting { try await task.value.release() }
+            for task in waiting { try await task.value }
         }
     }
 }
