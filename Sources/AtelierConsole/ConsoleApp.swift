@@ -62,7 +62,7 @@ package struct ConsoleApp: APIApp {
     /// The live stream lasts as long as the session's token.
     private static func live(_ request: Request, _ context: APIRequestContext, sessions: ConsoleSessions, feed: ConsoleFeed) async throws -> Response {
         guard let accounts = sessions.accounts, let token = request.cookies[ConsoleSessions.cookieName]?.value,
-              let claims = try? await accounts.verify(token) else { throw ConsoleError.notSignedIn }
+              let claims = try? await accounts.verify(token, audiences: [.console]) else { throw ConsoleError.notSignedIn }
         let show = request.uri.queryParameters["show"].map(String.init)
         return try feed.response(expires: claims.expiresAt, opening: ConsoleFeed.Opening(show: show))
     }

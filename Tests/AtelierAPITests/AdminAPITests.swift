@@ -11,7 +11,7 @@ final class AdminAPITests: APITestCase {
     func accessToken(role: String, email: String) async throws -> String {
         let users = UserStore(client: db.queue.client, logger: db.queue.logger)
         let user = try await users.create(email: email, name: "", role: role, permissions: [], password: nil)
-        return try await XCTUnwrap(server.accounts).access.issue(for: user).token
+        return try await XCTUnwrap(server.accounts).access.issue(for: user, audience: .fleet).token
     }
 
     func testOnlyAdminsReadTheQueue() async throws {

@@ -38,6 +38,9 @@ final class AccountLimitsAPITests: LearnAPITestCase {
         let first = try await login("kim@example.com")
         let second = try await login("kim@example.com")
         let other = try await login("lee@example.com")
+        let found = try await users.find(email: "kim@example.com")
+        let kim = try XCTUnwrap(found)
+        let learn = try await XCTUnwrap(server.accounts).issue(for: kim, audience: .learn).token
         for _ in 0..<3 {
             try await XCTAssertEqualAsync(try await call(.GET, "/v1/jobs", as: first).status, 200)
         }
@@ -45,7 +48,7 @@ final class AccountLimitsAPITests: LearnAPITestCase {
         try await XCTAssertEqualAsync(try await call(.GET, "/v1/jobs", as: second).status, 429, "a second token, a fresh budget")
         try await XCTAssertEqualAsync(try await call(.GET, "/api/auth/me", as: second).status, 429)
         try await XCTAssertEqualAsync(try await call(.POST, "/api/auth/refresh", as: second).status, 429, "refresh mints no budget")
-        try await XCTAssertEqualAsync(try await call(.GET, "/api/ios/knowledge", as: second).status, 429)
+        try await XCTAssertEqualAsync(try await call(.GET, "/api/ios/knowledge", as: learn).status, 429, "the Learn app's token too")
         try await XCTAssertEqualAsync(try await call(.GET, "/v1/jobs", as: other).status, 200, "another user's budget")
     }
 

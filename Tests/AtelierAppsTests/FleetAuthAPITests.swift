@@ -134,6 +134,69 @@ final class FleetAuthAPITests: APITestCase {
         XCTAssertEqual(body.retryAfter.map(String.init), limited.header("Retry-After"))
     }
 
+    /// Of parallel refreshes of one token exactly one gets a new token: the old one is spent in
+    /// the statement that decides (before, each verified it, issued, then revoked: all won and
+    /// the chain forked).
+    func testParallelRefreshesOfOneTokenGiveOneNewToken() async throws {
+        _ = try await users.create(email: "gus@example.com", password: "password123")
+        let session = try JSONDecoder().decode(LoginResponse.self, from: try await login("gus@example.com", "password123").body)
+        let (http, url, token) = (self.http!, baseURL + "/api/auth/refresh", session.token)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    var request = HTTPClientRequest(url: url)
+                    request.method = .POST
+                    request.headers.add(name: "Authorization", value: "Bearer " + token)
+                    let response = try await http.execute(request, timeout: .seconds(60))
+                    _ = try await response.body.collect(upTo: 1 << 20)
+                    return Int(response.status.code)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(statuses.sorted(), [200, 401, 401, 401, 401, 401])
+    }
+
+    /// The fleet app's refresh renews fleet tokens only; a console session is no credential for
+    /// the core API.
+    func testOtherAppsTokensAreRefusedWhereTheyDoNotBelong() async throws {
+        let user = try await users.create(email: "hal@example.com", password: "password123")
+        let accounts = try XCTUnwrap(server.accounts)
+        let learn = try await accounts.issue(for: user, audience: .learn).token
+        let console = try await accounts.issue(for: user, audience: .console).token
+        let renewed = try await bearer(.POST, "/api/auth/refresh", learn)
+        XCTAssertEqual(renewed.status, 401, renewed.text)
+        let onTheAPI = try await request(.GET, "/v1/jobs", token: .some(nil), headers: [("Authorization", "Bearer " + console)])
+        XCTAssertEqual(onTheAPI.status, 401, onTheAPI.text)
+        let learnOnTheAPI = try await request(.GET, "/v1/jobs", token: .some(nil), headers: [("Authorization", "Bearer " + learn)])
+        XCTAssertEqual(learnOnTheAPI.status, 200, learnOnTheAPI.text)
+    }
+
+    /// A refresh keeps the session's sign-in time, and the new token ends with the session (30
+    /// days from the sign-in); a session older than that is refused as expired: sign in again.
+    /// (Before, refresh renewed any token for ever.) The tokens are made as the server would
+    /// have made them, signed in long ago.
+    func testNoSessionIsRenewedPastItsMaximumAge() async throws {
+        let user = try await users.create(email: "ida@example.com", password: "password123")
+        let accounts = try XCTUnwrap(server.accounts)
+        let thirtyDays = 30.0 * 86400
+        let youngStart = Date().addingTimeInterval(-thirtyDays + 2400)
+        let young = try await accounts.access.issue(for: user, audience: .fleet, signedInAt: youngStart,
+                                                    now: Date().addingTimeInterval(-600)).token
+        let renewed = try await bearer(.POST, "/api/auth/refresh", young)
+        XCTAssertEqual(renewed.status, 200, renewed.text)
+        let fresh = try JSONDecoder().decode(RefreshResponse.self, from: renewed.body)
+        XCTAssertLessThanOrEqual(fresh.expiresIn, 2400 + 5, "capped at the session's end, 40 minutes from now")
+        let renewedClaims = try await accounts.access.verify(fresh.token)
+        XCTAssertEqual(renewedClaims.signedInAt.timeIntervalSince1970, youngStart.timeIntervalSince1970, accuracy: 1)
+
+        let old = try await accounts.access.issue(for: user, audience: .fleet, signedInAt: Date().addingTimeInterval(-thirtyDays - 60),
+                                                  now: Date().addingTimeInterval(-600)).token
+        let refused = try await bearer(.POST, "/api/auth/refresh", old)
+        XCTAssertEqual(refused.status, 401, refused.text)
+        XCTAssertEqual(try JSONDecoder().decode(ErrorBody.self, from: refused.body).code, "TOKEN_EXPIRED")
+    }
+
     /// The store finds a user by any spelling the limit counts as the same address.
     func testSignInAcceptsTheAddressInAnotherUnicodeForm() async throws {
         _ = try await users.create(email: "zo\u{EB}@example.com", password: "password123")
@@ -144,8 +207,8 @@ final class FleetAuthAPITests: APITestCase {
     func testGarbageExpiredAndForeignTokensAre401() async throws {
         let user = try await users.create(email: "cy@example.com", password: "password123")
         let expired = try await AccessTokens(secret: String(repeating: "jwt-s3cr3t-", count: 4))
-            .issue(for: user, now: Date().addingTimeInterval(-7200)).token
-        let foreign = try await AccessTokens(secret: String(repeating: "another-key-", count: 4)).issue(for: user).token
+            .issue(for: user, audience: .fleet, now: Date().addingTimeInterval(-7200)).token
+        let foreign = try await AccessTokens(secret: String(repeating: "another-key-", count: 4)).issue(for: user, audience: .fleet).token
         for (token, code) in [(expired, "TOKEN_EXPIRED"), (foreign, "TOKEN_INVALID"), ("garbage", "TOKEN_INVALID")] {
             let reply = try await bearer(.GET, "/api/auth/me", token)
             XCTAssertEqual(reply.status, 401)
@@ -187,11 +250,11 @@ final class FleetAuthAPITests: APITestCase {
         } }
         defer { running.cancel() }
         try await db.eventually("the other process listens") { otherNotifier.isListening }
-        _ = try await other.verify(session.token)          // valid there, and now in its memory
+        _ = try await other.verify(session.token, audiences: [.fleet])          // valid there, and now in its memory
         let out = try await bearer(.POST, "/api/auth/logout", session.token)
         XCTAssertEqual(out.status, 204)
         try await db.eventually("the other process refuses the token") {
-            do { _ = try await other.verify(session.token); return false } catch { return true }
+            do { _ = try await other.verify(session.token, audiences: [.fleet]); return false } catch { return true }
         }
     }
 

@@ -45,7 +45,7 @@ final class ConsoleLiveTests: ConsoleTestCase {
         try await makeUser(email: "driver@example.com", role: "driver")
         let users = try XCTUnwrap(server.accounts)
         let found = try await users.users.find(email: "driver@example.com")
-        let token = try await users.access.issue(for: try XCTUnwrap(found)).token
+        let token = try await users.access.issue(for: try XCTUnwrap(found), audience: .console).token
         let page = try await get("/admin/live", cookie: "atelier_console=\(token)")
         XCTAssertEqual(page.status, 403)
     }

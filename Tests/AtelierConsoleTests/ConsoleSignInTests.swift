@@ -74,7 +74,7 @@ final class ConsoleSignInTests: ConsoleTestCase {
         let users = try XCTUnwrap(server.accounts)
         let found = try await users.users.find(email: "driver@example.com")
         let user = try XCTUnwrap(found)
-        let token = try await users.access.issue(for: user).token
+        let token = try await users.access.issue(for: user, audience: .console).token
         let page = try await get("/admin", cookie: "atelier_console=\(token)")
         XCTAssertEqual(page.status, 403)
         XCTAssertTrue(page.text.contains("Not an operator"))

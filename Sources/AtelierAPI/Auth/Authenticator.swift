@@ -93,7 +93,8 @@ package final class Authenticator: Sendable {
         // memory (``AccessRevocations``) — no lookup a forged token could multiply.
         if let accounts, AccessTokens.looksLikeJWT(secret) {
             do {
-                let claims = try await accounts.verify(secret)
+                // The apps' users on the core API; a console session never leaves the console.
+                let claims = try await accounts.verify(secret, audiences: AccessAudience.coreAPI)
                 return .principal(UserAccounts.principal(claims, tokenHash: AccessTokenKey.make(claims)))
             } catch is AccountError {
                 return .invalid

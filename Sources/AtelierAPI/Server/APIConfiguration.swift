@@ -35,6 +35,9 @@ public struct APIConfiguration: Sendable {
     /// it again answers the same next token (a retry after a lost answer) instead of ending its
     /// family (default 30 s; 0 turns it off).
     public var refreshReuseWindow: Duration = .seconds(30)
+    /// `ATELIER_SESSION_MAX_AGE`: no session outlives this from its sign-in, however often its
+    /// tokens are refreshed; then the user signs in again (default 30 days).
+    public var sessionMaxAge: Duration = .seconds(30 * 24 * 3600)
     /// `ATELIER_APPLE_AUDIENCES`: the bundle ids Sign in with Apple tokens must be for (comma
     /// separated); empty: `/api/ios/auth/apple` answers 503. `ATELIER_APPLE_JWKS`: Apple's keys, a
     /// URL (default Apple's) or a file.

@@ -88,7 +88,7 @@ public final class APIServer: Sendable {
                              passwords: lanes.passwords,
                              apple: configuration.appleAudiences.isEmpty ? nil
                                  : AppleSignIn(audiences: configuration.appleAudiences, keys: AppleKeys(source: .init(configuration.appleKeys))),
-                             refreshReuseWindow: configuration.refreshReuseWindow)
+                             refreshReuseWindow: configuration.refreshReuseWindow, sessionMaxAge: configuration.sessionMaxAge)
         }
         self.accounts = accounts
         self.authenticator = Authenticator(

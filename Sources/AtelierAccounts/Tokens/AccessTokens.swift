@@ -23,18 +23,34 @@ public struct AccessTokens: Sendable {
         keyAdded = Task { await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256) }
     }
 
-    /// A fresh token for `user`; its claims say when it expires and what logout revokes.
-    public func issue(for user: User, now: Date = Date()) async throws -> (token: String, claims: AccessClaims) {
+    /// A fresh token for `user` of app `audience`, in the session that began at `signedInAt` (a
+    /// sign-in: now; a refresh: the session's start). Its claims say when it expires — after
+    /// ``lifetime``, or when the session reaches `sessionMaxAge`, whichever is sooner — and what
+    /// logout revokes. A session already past its maximum age → ``AccountError/invalidToken(_:)``.
+    public func issue(for user: User, audience: AccessAudience, signedInAt: Date? = nil, sessionMaxAge: Duration? = nil,
+                      now: Date = Date()) async throws -> (token: String, claims: AccessClaims) {
         let issued = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        let claims = AccessClaims(sub: .init(value: user.id.uuidString.lowercased()), role: user.role,
+        let start = Date(timeIntervalSince1970: (signedInAt ?? issued).timeIntervalSince1970.rounded(.down))
+        var expires = issued.addingTimeInterval(Double(lifetime.components.seconds))
+        if let sessionMaxAge {
+            let sessionEnd = start.addingTimeInterval(Double(sessionMaxAge.components.seconds))
+            guard sessionEnd > issued else { throw AccountError.invalidToken("Session expired; sign in again") }
+            expires = min(expires, sessionEnd)
+        }
+        var claims = AccessClaims(sub: .init(value: user.id.uuidString.lowercased()), role: user.role,
                                   jti: .init(value: UUID().uuidString.lowercased()), iat: .init(value: issued),
-                                  exp: .init(value: issued.addingTimeInterval(Double(lifetime.components.seconds))))
+                                  exp: .init(value: expires))
+        claims.iss = .init(value: AccessClaims.issuer)
+        claims.aud = .init(value: [audience.rawValue])
+        claims.authTime = Int(start.timeIntervalSince1970)
         await keyAdded.value
         return (try await keys.sign(claims), claims)
     }
 
-    /// The claims of a token we signed that has not expired, or ``AccountError/invalidToken(_:)``.
-    public func verify(_ token: String) async throws(AccountError) -> AccessClaims {
+    /// The claims of a token we signed (`iss` atelier) that has not expired and was issued for
+    /// one of `audiences`, or ``AccountError/invalidToken(_:)``. A token without `aud` (issued
+    /// before issue 29) is refused: its user signs in again.
+    public func verify(_ token: String, audiences: Set<AccessAudience> = Set(AccessAudience.allCases)) async throws(AccountError) -> AccessClaims {
         guard token.utf8.count <= 4096 else { throw .invalidToken("Token expired or invalid") }
         await keyAdded.value
         let claims: AccessClaims
@@ -44,6 +60,7 @@ public struct AccessTokens: Sendable {
             throw .invalidToken("Token expired or invalid")
         }
         guard claims.userID != nil, claims.tokenID != nil else { throw .invalidToken("Token expired or invalid") }
+        guard let audience = claims.audience, audiences.contains(audience) else { throw .invalidToken("Token expired or invalid") }
         return claims
     }
 

@@ -18,6 +18,9 @@ public struct RefreshTokens: Sendable {
     public let client: PostgresClient
     public let lifetime: Duration
     public let reuseWindow: Duration
+    /// No family outlives this from its sign-in (`signed_in_at`, migration 0014), however often
+    /// it is rotated: its tokens expire then, and the access tokens issued with them too.
+    public let sessionMaxAge: Duration
     let logger: Logger
     private let successorKey: SymmetricKey
 
@@ -25,8 +28,9 @@ public struct RefreshTokens: Sendable {
 
     /// `secret`: the server's (`ATELIER_JWT_SECRET`); successors are derived from it.
     public init(client: PostgresClient, secret: String, lifetime: Duration = .seconds(30 * 24 * 3600),
-                reuseWindow: Duration = .seconds(30), logger: Logger) {
+                reuseWindow: Duration = .seconds(30), sessionMaxAge: Duration = .seconds(30 * 24 * 3600), logger: Logger) {
         (self.client, self.lifetime, self.reuseWindow, self.logger) = (client, lifetime, reuseWindow, logger)
+        self.sessionMaxAge = sessionMaxAge
         successorKey = SymmetricKey(data: SHA256.hash(data: Data(("atelier refresh successor\u{0}" + secret).utf8)))
     }
 
@@ -35,12 +39,22 @@ public struct RefreshTokens: Sendable {
         Self.prefix + PasswordHasher.base64url(Data(HMAC<SHA256>.authenticationCode(for: Data(token.utf8), using: successorKey)))
     }
 
+    /// What a rotation gives: the user, the next token, when it expires, and when its family
+    /// signed in (the session's start, for the access token issued with it).
+    public struct Rotated: Sendable {
+        public var userID: UUID
+        public var token: String
+        public var expiresAt: Date
+        public var signedInAt: Date
+    }
+
     /// A new token for `userID`, in a new family (a sign-in).
     public func issue(for userID: UUID) async throws -> (token: String, expiresAt: Date) {
         let token = Self.make()
         let rows = try await client.query("""
-            INSERT INTO refresh_tokens (token_hash, user_id, family, expires_at)
-            VALUES (\(Self.hash(token)), \(userID), \(UUID()), now() + \(lifetime.components.seconds) * interval '1 second')
+            INSERT INTO refresh_tokens (token_hash, user_id, family, signed_in_at, expires_at)
+            VALUES (\(Self.hash(token)), \(userID), \(UUID()), now(),
+                    now() + least(\(lifetime.components.seconds), \(sessionMaxAge.components.seconds)) * interval '1 second')
             RETURNING expires_at
             """, logger: logger)
         for try await expiresAt in rows.decode(Date.self) { return (token, expiresAt) }
@@ -50,7 +64,7 @@ public struct RefreshTokens: Sendable {
     /// Spends `token` and returns its user and the next token of its family. A token that is
     /// unknown, expired, revoked, or whose user is disabled → ``AccountError/invalidToken(_:)``;
     /// one already spent also revokes its family.
-    public func rotate(_ token: String) async throws -> (userID: UUID, token: String, expiresAt: Date) {
+    public func rotate(_ token: String) async throws -> Rotated {
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 128 else { throw AccountError.invalidToken("Invalid refresh token") }
         let hash = Self.hash(token)
         let next = successor(of: token)
@@ -62,19 +76,25 @@ public struct RefreshTokens: Sendable {
                   FROM users u
                  WHERE r.token_hash = \(hash) AND r.used_at IS NULL AND r.revoked_at IS NULL
                    AND r.expires_at > now() AND u.id = r.user_id AND u.disabled_at IS NULL
-                RETURNING r.user_id, r.family
+                   AND r.signed_in_at + \(sessionMaxAge.components.seconds) * interval '1 second' > now()
+                RETURNING r.user_id, r.family, r.signed_in_at
             ), fresh AS (
-                INSERT INTO refresh_tokens (token_hash, user_id, family, expires_at)
-                SELECT \(Self.hash(next)), user_id, family, now() + \(lifetime.components.seconds) * interval '1 second' FROM spent
-                RETURNING user_id, expires_at
+                INSERT INTO refresh_tokens (token_hash, user_id, family, signed_in_at, expires_at)
+                SELECT \(Self.hash(next)), user_id, family, signed_in_at,
+                       least(now() + \(lifetime.components.seconds) * interval '1 second',
+                             signed_in_at + \(sessionMaxAge.components.seconds) * interval '1 second')
+                  FROM spent
+                RETURNING user_id, expires_at, signed_in_at
             )
-            SELECT user_id, expires_at FROM fresh
+            SELECT user_id, expires_at, signed_in_at FROM fresh
             """, logger: logger)
-        for try await (userID, expiresAt) in rows.decode((UUID, Date).self) { return (userID, next, expiresAt) }
+        for try await (userID, expiresAt, signedInAt) in rows.decode((UUID, Date, Date).self) {
+            return Rotated(userID: userID, token: next, expiresAt: expiresAt, signedInAt: signedInAt)
+        }
         // Spent moments ago, and what it was spent for is unspent: a retry of a lost answer.
         if reuseWindow > .zero {
             let retried = try await client.query("""
-                SELECT r.user_id, n.expires_at
+                SELECT r.user_id, n.expires_at, n.signed_in_at
                   FROM refresh_tokens r
                   JOIN refresh_tokens n ON n.token_hash = \(Self.hash(next)) AND n.family = r.family
                   JOIN users u ON u.id = r.user_id
@@ -82,7 +102,9 @@ public struct RefreshTokens: Sendable {
                    AND r.revoked_at IS NULL AND n.used_at IS NULL AND n.revoked_at IS NULL AND n.expires_at > now()
                    AND u.disabled_at IS NULL
                 """, logger: logger)
-            for try await (userID, expiresAt) in retried.decode((UUID, Date).self) { return (userID, next, expiresAt) }
+            for try await (userID, expiresAt, signedInAt) in retried.decode((UUID, Date, Date).self) {
+                return Rotated(userID: userID, token: next, expiresAt: expiresAt, signedInAt: signedInAt)
+            }
         }
         // Not spendable. Spent before: someone else has it too — end the family.
         let revoked = try await client.query("""

@@ -13,15 +13,23 @@ public struct RevokedAccessTokens: Sendable {
         (self.client, self.logger) = (client, logger)
     }
 
-    public func revoke(_ claims: AccessClaims) async throws {
-        guard let jti = claims.tokenID else { return }
-        // Tokens that have expired need no revocation any more: each revocation clears them, so
-        // the table holds at most an access token's lifetime of logouts.
-        _ = try await client.query("""
+    /// Revokes the token; true when this call did (false: it was revoked already). One
+    /// statement, so of concurrent refreshes of one token exactly one spends it.
+    @discardableResult
+    public func revoke(_ claims: AccessClaims) async throws -> Bool {
+        guard let jti = claims.tokenID else { return false }
+        // Tokens that have expired need no revocation any more: each revocation clears them (by
+        // the expiry index, migration 0014), so the table holds at most an access token's
+        // lifetime of logouts.
+        let rows = try await client.query("""
             WITH expired AS (DELETE FROM revoked_access_tokens WHERE expires_at < now() - interval '1 minute')
             INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (\(jti), \(claims.expiresAt))
             ON CONFLICT (jti) DO NOTHING
+            RETURNING 1
             """, logger: logger)
+        var spent = false
+        for try await _ in rows { spent = true }
+        return spent
     }
 
     /// Revoked tokens that have not expired: what an API process loads when it starts or its

@@ -57,7 +57,7 @@ struct FleetAuthController: Sendable {
         } catch AccountError.invalidCredentials {
             throw FleetError.invalidCredentials
         }
-        let (token, claims) = try await accounts.access.issue(for: user)
+        let (token, claims) = try await accounts.issue(for: user, audience: .fleet)
         return try JSONResponse.encode(LoginAnswer(
             token: token, user: .init(id: user.id.uuidString.lowercased(), email: user.email ?? "", role: user.role),
             expiresIn: Self.seconds(until: claims.expiresAt)))
@@ -77,10 +77,18 @@ struct FleetAuthController: Sendable {
         guard let id = claims.userID, let user = try await accounts.users.find(id: id), user.disabledAt == nil else {
             throw FleetError.unauthorized()
         }
-        let (token, fresh) = try await accounts.access.issue(for: user)
-        // One live token per renewal chain: the one just renewed stops working.
-        try await accounts.revoke(claims)
-        return try JSONResponse.encode(RefreshAnswer(token: token, expiresIn: Self.seconds(until: fresh.expiresAt)))
+        // One live token per renewal chain: the one renewed is spent first, in one statement, so
+        // of concurrent refreshes of a token exactly one gets a new one (before, all did: the
+        // chain forked). The new token continues the session: it ends at the session's maximum
+        // age from the sign-in, and past it the refresh is refused (sign in again).
+        guard try await accounts.revoke(claims) else { throw FleetError.unauthorized() }
+        let fresh: (token: String, claims: AccessClaims)
+        do {
+            fresh = try await accounts.issue(for: user, audience: .fleet, continuing: claims.signedInAt)
+        } catch is AccountError {
+            throw FleetError.unauthorized(expired: true)
+        }
+        return try JSONResponse.encode(RefreshAnswer(token: fresh.token, expiresIn: Self.seconds(until: fresh.claims.expiresAt)))
     }
 
     func logout(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -104,7 +112,8 @@ struct FleetAuthController: Sendable {
         let token = Authenticator.credential(xAppToken: nil, authorization: request.headers[.authorization])
         var claims: AccessClaims?
         if let token {
-            do { claims = try await accounts.verify(token) } catch is AccountError { claims = nil }
+            // The fleet app's own tokens only: a Learn or console token renews nothing here.
+            do { claims = try await accounts.verify(token, audiences: [.fleet]) } catch is AccountError { claims = nil }
         }
         guard let claims else {
             if let retryAfter = limits.retryAfter(address: context.clientAddress) { throw FleetError.rateLimited(retryAfter: retryAfter) }

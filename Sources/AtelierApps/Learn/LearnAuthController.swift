@@ -60,7 +60,8 @@ struct LearnAuthController: Sendable {
         } catch let error as AccountError {
             throw LearnError.unauthorized(error.message)
         }
-        return try await signedIn(user, accounts: accounts, refresh: try await accounts.refresh.issue(for: user.id).token, withCreatedAt: true)
+        return try await signedIn(user, accounts: accounts, refresh: try await accounts.refresh.issue(for: user.id).token,
+                                  session: nil, withCreatedAt: true)
     }
 
     func refresh(_ request: Request, _ context: APIRequestContext) async throws -> Response {
@@ -68,7 +69,7 @@ struct LearnAuthController: Sendable {
         guard let token = body?.refreshToken, !token.isEmpty else { throw LearnError.badRequest("Refresh token is required") }
         let accounts = try routes.configured()
         try spend(limits.retryAfter(address: context.clientAddress))
-        let rotated: (userID: UUID, token: String, expiresAt: Date)
+        let rotated: RefreshTokens.Rotated
         do {
             rotated = try await accounts.refresh.rotate(token)
         } catch is AccountError {
@@ -77,11 +78,17 @@ struct LearnAuthController: Sendable {
         guard let user = try await accounts.users.find(id: rotated.userID), user.disabledAt == nil else {
             throw LearnError.unauthorized("Invalid refresh token")
         }
-        return try await signedIn(user, accounts: accounts, refresh: rotated.token, withCreatedAt: false)
+        return try await signedIn(user, accounts: accounts, refresh: rotated.token, session: rotated.signedInAt, withCreatedAt: false)
     }
 
-    private func signedIn(_ user: User, accounts: UserAccounts, refresh: String, withCreatedAt: Bool) async throws -> Response {
-        let (access, claims) = try await accounts.access.issue(for: user)
+    /// `session`: when the refresh token's family signed in (nil: now, a sign-in).
+    private func signedIn(_ user: User, accounts: UserAccounts, refresh: String, session: Date?, withCreatedAt: Bool) async throws -> Response {
+        let (access, claims): (String, AccessClaims)
+        do {
+            (access, claims) = try await accounts.issue(for: user, audience: .learn, continuing: session)
+        } catch is AccountError {
+            throw LearnError.unauthorized("Invalid refresh token")
+        }
         return try JSONResponse.encode(SignedIn(
             user: .init(id: user.id.uuidString.lowercased(), email: user.email ?? "",
                         createdAt: withCreatedAt ? LearnRoutes.timestamp(user.createdAt) : nil),

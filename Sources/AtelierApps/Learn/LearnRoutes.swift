@@ -39,7 +39,7 @@ struct LearnRoutes: Sendable {
         }
         let claims: AccessClaims
         do {
-            claims = try await accounts.verify(token)
+            claims = try await accounts.verify(token, audiences: [.learn])
         } catch is AccountError {
             throw LearnError.unauthorized("Invalid or expired token")
         }

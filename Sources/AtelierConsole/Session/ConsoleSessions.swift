@@ -30,7 +30,7 @@ struct ConsoleSessions: Sendable {
     /// enabled user. nil when there is none (the role is the caller's question).
     func signedIn(_ request: Request) async -> Principal? {
         guard let accounts, let token = request.cookies[Self.cookieName]?.value, !token.isEmpty,
-              let claims = try? await accounts.verify(token) else { return nil }
+              let claims = try? await accounts.verify(token, audiences: [.console]) else { return nil }
         return UserAccounts.principal(claims, tokenHash: AccessTokenKey.make(claims))
     }
 
@@ -44,13 +44,13 @@ struct ConsoleSessions: Sendable {
             throw ConsoleError.invalidCredentials
         }
         guard user.role == Self.role else { throw ConsoleError.notAdmin }
-        return try await accounts.access.issue(for: user)
+        return try await accounts.issue(for: user, audience: .console)
     }
 
     /// Sign-out: the token stops working everywhere (the accounts' revocation).
     func signOut(_ principal: Principal, request: Request) async throws {
         guard let accounts, let token = request.cookies[Self.cookieName]?.value,
-              let claims = try? await accounts.verify(token), AccessTokenKey.make(claims) == principal.tokenHash else { return }
+              let claims = try? await accounts.verify(token, audiences: [.console]), AccessTokenKey.make(claims) == principal.tokenHash else { return }
         try await accounts.revoke(claims)
     }
 

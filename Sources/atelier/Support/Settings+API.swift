@@ -66,6 +66,10 @@ extension Settings {
         }
         configuration.accessTokenLifetime = try duration("ATELIER_ACCESS_TOKEN_TTL") ?? configuration.accessTokenLifetime
         configuration.refreshReuseWindow = try duration("ATELIER_REFRESH_REUSE_WINDOW") ?? configuration.refreshReuseWindow
+        configuration.sessionMaxAge = try duration("ATELIER_SESSION_MAX_AGE") ?? configuration.sessionMaxAge
+        guard configuration.sessionMaxAge >= .seconds(60), configuration.sessionMaxAge <= .seconds(365 * 24 * 3600) else {
+            throw ConfigurationError("ATELIER_SESSION_MAX_AGE must be between 60s and 365d")
+        }
         guard configuration.refreshReuseWindow >= .zero, configuration.refreshReuseWindow <= .seconds(300) else {
             throw ConfigurationError("ATELIER_REFRESH_REUSE_WINDOW must be between 0 (off) and 5m")
         }
