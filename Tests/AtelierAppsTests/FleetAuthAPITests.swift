@@ -197,6 +197,31 @@ final class FleetAuthAPITests: APITestCase {
         XCTAssertEqual(try JSONDecoder().decode(ErrorBody.self, from: refused.body).code, "TOKEN_EXPIRED")
     }
 
+    /// A user's logout tells every process about that token alone: the app tokens' cache keeps
+    /// its answers (before, each logout or refresh flushed it in every API process, so a stream
+    /// of refreshes sent every app-token request to the database).
+    func testALogoutLeavesTheAppTokenCacheAlone() async throws {
+        try await XCTAssertEqualAsync(try await request(.GET, "/v1/jobs").status, 200)
+        XCTAssertEqual(server.authenticator.cachedTokenCount, 1)
+        _ = try await users.create(email: "jo@example.com", password: "password123")
+        let session = try JSONDecoder().decode(LoginResponse.self, from: try await login("jo@example.com", "password123").body)
+        let claims = try await XCTUnwrap(server.accounts).access.verify(session.token)
+        try await XCTAssertEqualAsync(try await bearer(.POST, "/api/auth/logout", session.token).status, 204)
+        let accounts = try XCTUnwrap(server.accounts)
+        try await db.eventually("the logout's notification arrived") {
+            accounts.revocations.isRevokedInMemory(tokenID: claims.tokenID!, userID: claims.userID!) == true
+        }
+        XCTAssertEqual(server.authenticator.cachedTokenCount, 1, "the app token is still answered from memory")
+    }
+
+    func testTokenNoticesSayWhatTheyAreAbout() {
+        let id = UUID()
+        XCTAssertEqual(TokenNotice(payload: "changed"), .appTokens)
+        XCTAssertEqual(TokenNotice(payload: "jti:" + id.uuidString.lowercased()), .accessToken(id))
+        XCTAssertEqual(TokenNotice(payload: "user:" + id.uuidString.lowercased()), .user(id))
+        XCTAssertEqual(TokenNotice(payload: "jti:not-an-id"), .appTokens, "anything else is taken for the broadest change")
+    }
+
     /// The store finds a user by any spelling the limit counts as the same address.
     func testSignInAcceptsTheAddressInAnotherUnicodeForm() async throws {
         _ = try await users.create(email: "zo\u{EB}@example.com", password: "password123")

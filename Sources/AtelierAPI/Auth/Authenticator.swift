@@ -64,7 +64,9 @@ package final class Authenticator: Sendable {
         self.missTTL = missTTL
         self.addressLimiter = addressLimiter
         notifier.observe { [weak self] notification in
-            if notification.channel == Notifier.Channel.tokens || notification == .reconnected {
+            // App tokens only: a user's logout or disabling (jti:, user:) caches nothing here.
+            if notification == .reconnected
+                || (notification.channel == Notifier.Channel.tokens && TokenNotice(payload: notification.payload) == .appTokens) {
                 self?.forgetAll()
             }
         }
@@ -150,6 +152,9 @@ package final class Authenticator: Sendable {
     }
 
     /// Called on a token notification and on a listener reconnect.
+    /// App tokens answered from memory now (tests, metrics).
+    package var cachedTokenCount: Int { state.withLock { $0.valid.count } }
+
     func forgetAll() {
         state.withLock { state in
             state.generation += 1

@@ -2,11 +2,12 @@ import AtelierQueue
 import Foundation
 import Logging
 
-/// Ends the open event streams of revoked tokens. On every `atelier_tokens` notification (and
-/// after a listener reconnect, when one may have been missed) it asks the database, in one
-/// query, which of the app tokens that have streams open are still live, and ends the others';
-/// users' access tokens (``AccessTokenKey``) are checked against ``AccessRevocations`` instead:
-/// a logged-out token's or a disabled user's streams end, the others' stay.
+/// Ends the open event streams of revoked tokens. When app tokens change (and after a listener
+/// reconnect, when a notification may have been missed) it asks the database, in one query,
+/// which of the app tokens that have streams open are still live, and ends the others'. A
+/// user's logout (`jti:`) ends that token's streams from memory, and a user's disabling
+/// (`user:`) checks that user's streams only (``TokenNotice``): neither asks about app tokens.
+/// Users' access tokens (``AccessTokenKey``) are checked against ``AccessRevocations``.
 struct StreamRevoker: Sendable {
     let tokens: AppTokens
     let accounts: UserAccounts?
@@ -16,8 +17,28 @@ struct StreamRevoker: Sendable {
 
     func run() async {
         for await notification in notifier.subscribe(bufferingNewest: 16) {
-            guard notification.channel == Notifier.Channel.tokens || notification == .reconnected else { continue }
-            await check()
+            if notification == .reconnected { await check(); continue }
+            guard notification.channel == Notifier.Channel.tokens else { continue }
+            switch TokenNotice(payload: notification.payload) {
+            case .appTokens: await check()
+            case .accessToken(let id): await check { $0?.tokenID == id }
+            case .user(let id): await check { $0?.userID == id }
+            }
+        }
+    }
+
+    /// Checks the streams of users' access tokens that `concerned` picks, and no app token's.
+    private func check(_ concerned: ((tokenID: UUID, userID: UUID)?) -> Bool) async {
+        let keys = hub.streamingTokens.filter { concerned(AccessTokenKey.parse($0)) }
+        guard !keys.isEmpty else { return }
+        do {
+            var revoked = Set<String>()
+            for key in keys {
+                if let access = AccessTokenKey.parse(key), try await accessRevoked(access) { revoked.insert(key) }
+            }
+            if !revoked.isEmpty { hub.endStreams(ofTokens: revoked) }
+        } catch {
+            logger.warning("could not check open streams' tokens", metadata: ["error": "\(error)"])
         }
     }
 
