@@ -26,7 +26,9 @@ final class AppleSignInTests: DatabaseTestCase {
 
     func testAGoodTokenGivesItsSubjectAndEmail() async throws {
         let identity = try await signIn().verify(try await apple.identityToken(subject: "000123.abc.1234"))
-        XCTAssertEqual(identity, AppleSignIn.Identity(subject: "000123.abc.1234", email: "user@privaterelay.appleid.com", emailVerified: true))
+        XCTAssertEqual([identity.subject, identity.email], ["000123.abc.1234", "user@privaterelay.appleid.com"])
+        XCTAssertTrue(identity.emailVerified)
+        XCTAssertEqual(identity.expiresAt.timeIntervalSinceNow, 600, accuracy: 60, "remembered as spent until then")
     }
 
     func testBadTokensAreRefused() async throws {

@@ -69,6 +69,17 @@ final class LearnAuthAPITests: LearnAPITestCase {
         XCTAssertEqual(afterReplay.status, 401)
     }
 
+    /// An identity token is good for one sign-in: replayed within its lifetime it used to mint a
+    /// new session each time.
+    func testAnIdentityTokenSignsInOnce() async throws {
+        let identity = try await apple.identityToken(subject: "000777.replay.1234")
+        let first = try await post("/api/ios/auth/apple", AppleSignInRequest(identityToken: identity, user: "000777.replay.1234"))
+        XCTAssertEqual(first.status, 200, first.text)
+        let replay = try await post("/api/ios/auth/apple", AppleSignInRequest(identityToken: identity, user: "000777.replay.1234"))
+        XCTAssertEqual(replay.status, 401, replay.text)
+        XCTAssertEqual(try JSONDecoder().decode(ErrorResponse.self, from: replay.body).error, "Invalid identity token")
+    }
+
     func testMissingAndInvalidTokensAre400And401() async throws {
         let missing = try await request(.POST, "/api/ios/auth/apple", token: .some(nil), body: Data("{}".utf8), contentType: "application/json")
         XCTAssertEqual(missing.status, 400)

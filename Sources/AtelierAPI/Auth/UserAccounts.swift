@@ -13,8 +13,9 @@ package struct UserAccounts: Sendable {
     package let refresh: RefreshTokens
     package let revoked: RevokedAccessTokens
     package let revocations: AccessRevocations
-    /// Sign in with Apple (nil without `ATELIER_APPLE_AUDIENCES`).
+    /// Sign in with Apple (nil without `ATELIER_APPLE_AUDIENCES`), and the identity tokens it spent.
     package let apple: AppleSignIn?
+    package let appleUses: AppleIdentityUses
 
     /// No session outlives this from its sign-in, however often it is refreshed
     /// (`ATELIER_SESSION_MAX_AGE`, 30 days).
@@ -32,6 +33,7 @@ package struct UserAccounts: Sendable {
                                 sessionMaxAge: sessionMaxAge, logger: queue.logger)
         revoked = RevokedAccessTokens(client: queue.client, logger: queue.logger)
         revocations = AccessRevocations(revoked: revoked, users: users, notifier: notifier, lifetime: lifetime)
+        appleUses = AppleIdentityUses(client: queue.client, logger: queue.logger)
     }
 
     /// The claims of an access token that we signed, has not expired, was not revoked (logout)

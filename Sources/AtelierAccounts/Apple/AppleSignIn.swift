@@ -11,9 +11,11 @@ public struct AppleSignIn: Sendable {
         public var subject: String
         public var email: String?
         public var emailVerified: Bool
+        /// When the identity token expires: until then it is remembered as spent.
+        public var expiresAt: Date
 
-        public init(subject: String, email: String?, emailVerified: Bool) {
-            (self.subject, self.email, self.emailVerified) = (subject, email, emailVerified)
+        public init(subject: String, email: String?, emailVerified: Bool, expiresAt: Date = .distantFuture) {
+            (self.subject, self.email, self.emailVerified, self.expiresAt) = (subject, email, emailVerified, expiresAt)
         }
     }
 
@@ -33,7 +35,8 @@ public struct AppleSignIn: Sendable {
             // Signature, issuer, expiry, and every `aud` one of ours.
             let claims = try await collection.verify(token, as: AppleIdentityToken.self, expectedAudiences: audiences)
             guard !claims.subject.value.isEmpty else { throw invalid }
-            return Identity(subject: claims.subject.value, email: claims.email, emailVerified: claims.emailVerified?.value ?? false)
+            return Identity(subject: claims.subject.value, email: claims.email, emailVerified: claims.emailVerified?.value ?? false,
+                            expiresAt: claims.expires.value)
         } catch {
             throw invalid
         }

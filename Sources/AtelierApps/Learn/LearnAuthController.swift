@@ -54,6 +54,10 @@ struct LearnAuthController: Sendable {
         // The app sends Apple's user identifier beside the token: it must be the token's subject.
         if let user = body?.user, !user.isEmpty, user != identity.subject { throw LearnError.unauthorized("Invalid identity token") }
         try spend(limits.retryAfter(identity: "apple:" + identity.subject))
+        // One sign-in per identity token: a replay within its lifetime mints no session.
+        guard try await accounts.appleUses.spend(token, expiresAt: identity.expiresAt) else {
+            throw LearnError.unauthorized("Invalid identity token")
+        }
         let user: User
         do {
             user = try await accounts.users.signIn(apple: identity)

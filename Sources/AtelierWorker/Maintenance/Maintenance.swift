@@ -11,8 +11,9 @@ import Synchronization
 /// `rescueInterval`); in a tick the lock's holder does what is due, and a standby does nothing:
 ///
 /// - every tick: the ``Rescuer`` (jobs of dead workers back to the queue, poison pills failed);
-/// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers) and the ``JobPurger``
-///   (finished jobs past retention, with their blobs);
+/// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers), the ``JobPurger``
+///   (finished jobs past retention, with their blobs) and the ``SignInPurger`` (expired refresh
+///   tokens and spent identity tokens);
 /// - every `sweepInterval`: the ``OrphanSweeper`` (blob folders no job owns).
 final class Maintenance: Sendable {
     /// What one tick did.
@@ -20,6 +21,7 @@ final class Maintenance: Sendable {
         var led = false
         var rescued = 0
         var purged = 0
+        var signInsPurged = 0
         var sweep: OrphanSweeper.Report?
 
         init() {}
@@ -36,6 +38,7 @@ final class Maintenance: Sendable {
     private let rescuer: Rescuer
     private let pruner: WorkerPruner
     private let purger: JobPurger
+    private let signIns: SignInPurger
     /// Nil when there is no blob store or the sweep is turned off (`orphanGrace` nil).
     private let sweeper: OrphanSweeper?
     private let schedule = Mutex(Schedule())
@@ -48,6 +51,7 @@ final class Maintenance: Sendable {
         self.rescuer = Rescuer(queue: queue, crashLimit: configuration.crashLimit, logger: logger)
         self.pruner = WorkerPruner(queue: queue, staleAfter: configuration.pruneWorkersAfter)
         self.purger = JobPurger(queue: queue, blobs: blobs, logger: logger)
+        self.signIns = SignInPurger(queue: queue)
         if let blobs, let grace = configuration.orphanGrace {
             self.sweeper = OrphanSweeper(queue: queue, blobs: blobs, grace: grace, logger: logger)
         } else {
@@ -81,6 +85,7 @@ final class Maintenance: Sendable {
             report.rescued = try await rescuer.rescue()
             if due(\.lastHousekeeping, every: Self.housekeepingInterval) {
                 try await pruner.prune()
+                report.signInsPurged = try await signIns.purge()
                 if let retention = configuration.retention {
                     // A folder whose removal fails now is unreferenced from here on: the orphan
                     // sweep removes it later, so no purged job's files are forgotten.
