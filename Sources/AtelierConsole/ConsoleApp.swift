@@ -59,12 +59,14 @@ package struct ConsoleApp: APIApp {
         }
     }
 
-    /// The live stream lasts as long as the session's token.
+    /// The live stream lasts as long as the session: its token unexpired, not signed out, its
+    /// operator not disabled (the accounts' revocations, in memory).
     private static func live(_ request: Request, _ context: APIRequestContext, sessions: ConsoleSessions, feed: ConsoleFeed) async throws -> Response {
         guard let accounts = sessions.accounts, let token = request.cookies[ConsoleSessions.cookieName]?.value,
-              let claims = try? await accounts.verify(token, audiences: [.console]) else { throw ConsoleError.notSignedIn }
+              (try? await accounts.verify(token, audiences: [.console])) != nil else { throw ConsoleError.notSignedIn }
         let show = request.uri.queryParameters["show"].map(String.init)
-        return try feed.response(expires: claims.expiresAt, opening: ConsoleFeed.Opening(show: show))
+        return try feed.response(signedIn: { (try? await accounts.verify(token, audiences: [.console])) != nil },
+                                 opening: ConsoleFeed.Opening(show: show))
     }
 
     /// Who an operator is in the audit log: `user:<id> <email>`.

@@ -41,6 +41,41 @@ final class ConsoleLiveTests: ConsoleTestCase {
         XCTAssertLessThan(jobs.count, 2 * 3, "two jobs' events come in batches, not a frame per event")
     }
 
+    /// Signing out, or the operator being disabled, ends an open live stream at its next frame
+    /// (before, it ran to the token's expiry).
+    func testTheLiveStreamEndsWithItsSession() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        try await makeUser(email: "ops2@example.com", role: "admin")
+        let accounts = try XCTUnwrap(server.accounts)
+        for ending in ["sign-out", "disabled"] {
+            let email = ending == "sign-out" ? "ops@example.com" : "ops2@example.com"
+            let cookie = try await signIn(email: email)
+            var request = HTTPClientRequest(url: baseURL + "/admin/live")
+            request.headers.add(name: "Cookie", value: cookie)
+            let response = try await browser.execute(request, timeout: .seconds(60))
+            XCTAssertEqual(response.status.code, 200)
+            var text = ""
+            var chunks = response.body.makeAsyncIterator()
+            while !text.contains("event: overview") {
+                let chunk = try await chunks.next()
+                text += String(buffer: try XCTUnwrap(chunk, "the stream ended before the overview came"))
+            }
+            if ending == "sign-out" {
+                let token = String(cookie.drop { $0 != "=" }.dropFirst())
+                try await accounts.revoke(try await accounts.access.verify(token))
+            } else {
+                let store = accounts.users
+                _ = try await store.disable(email: email)
+                let claims = try await accounts.access.verify(String(cookie.drop { $0 != "=" }.dropFirst()))
+                try await db.eventually("the disabling is known") { try await accounts.revocations.isRevoked(claims) }
+            }
+            let id = try await createJob(kind: "noop")
+            var after = ""
+            while let chunk = try await chunks.next() { after += String(buffer: chunk) }
+            XCTAssertFalse(after.contains(id), "\(ending): the stream went on: \(after.prefix(300))")
+        }
+    }
+
     func testTheLiveStreamNeedsAnAdminSession() async throws {
         try await makeUser(email: "driver@example.com", role: "driver")
         let users = try XCTUnwrap(server.accounts)

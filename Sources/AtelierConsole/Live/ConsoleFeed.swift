@@ -92,8 +92,10 @@ final class ConsoleFeed: Sendable {
         }
     }
 
-    /// A live stream for one console page until `expires` (the session's end), or 429 past the limit.
-    func response(expires: Date, opening: Opening = .nothing) throws -> Response {
+    /// A live stream for one console page while `signedIn` says its session holds — checked
+    /// before every frame, so sign-out, a disabled operator or the session's end stop it at the
+    /// next frame (before, only the token's expiry did) — or 429 past the limit.
+    func response(signedIn: @escaping @Sendable () async -> Bool, opening: Opening = .nothing) throws -> Response {
         let (stream, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(16))
         let (token, startLoop): (UInt64?, Bool) = state.withLock { state in
             guard state.subscribers.count < timing.maxStreams else { return (nil, false) }
@@ -118,7 +120,7 @@ final class ConsoleFeed: Sendable {
             // A server shutting down ends every console stream (the page reconnects elsewhere).
             try await withGracefulShutdownHandler {
                 for await frame in stream {
-                    guard Date() < expires else { break }
+                    guard await signedIn() else { break }
                     try await writer.write(frame)
                 }
             } onGracefulShutdown: {
