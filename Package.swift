@@ -352,7 +352,7 @@ let package = Package(
         // The `atelier` binary as operators and scripts use it: output, --json, exit codes.
         .testTarget(
             name: "AtelierCLITests",
-            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierTestSupport"]
+            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierAccounts", "AtelierTestSupport"]
         ),
         .testTarget(
             name: "AtelierJobsTests",

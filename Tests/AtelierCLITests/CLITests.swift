@@ -1,3 +1,4 @@
+import AtelierAccounts
 import AtelierDatabase
 import AtelierTestSupport
 import AtelierQueue
@@ -58,6 +59,18 @@ final class CLITests: DatabaseTestCase {
         let short = try await AtelierProcess.run(["users", "create", "--email", "cy@example.com", "--password-stdin"],
                                                  database: db.url, input: "short\n")
         XCTAssertEqual(short.status, 64, short.output)
+
+        // A token of one app for the user, as its sign-in would issue it.
+        let secret = ["ATELIER_JWT_SECRET": String(repeating: "jwt-s3cr3t-", count: 4)]
+        let minted = try await AtelierProcess.run(["users", "token", "--email", " ana@example.com", "--app", "learn"],
+                                                  database: db.url, environment: secret)
+        XCTAssertEqual(minted.status, 0, minted.output)
+        let claims = try await AccessTokens(secret: secret["ATELIER_JWT_SECRET"]!)
+            .verify(minted.output.trimmingCharacters(in: .whitespacesAndNewlines), audiences: [.learn])
+        XCTAssertEqual(claims.userID.map { $0.uuidString.lowercased() }, user["id"] as? String)
+        let badApp = try await AtelierProcess.run(["users", "token", "--email", "ana@example.com", "--app", "mail"],
+                                                  database: db.url, environment: secret)
+        XCTAssertEqual(badApp.status, 64, badApp.output)
 
         let listed = try await atelier("users", "list")
         XCTAssertTrue(listed.output.contains("Ana@Example.com") && listed.output.contains("vehicle.read"), listed.output)

@@ -6,8 +6,8 @@ import Foundation
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "Users who sign in (the fleet app's email and password; Sign in with Apple): create, list, disable.",
-        subcommands: [Create.self, List.self, Disable.self])
+        abstract: "Users who sign in (the fleet app's email and password; Sign in with Apple): create, list, disable, token.",
+        subcommands: [Create.self, List.self, Disable.self, Token.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -82,6 +82,41 @@ struct UsersCommand: AsyncParsableCommand {
                 try await RefreshTokens.revokeAll(of: user.id, client: queue.client, logger: queue.logger)
                 if json { JSONOutput.print(UsersCommand.object(user)) } else { say("disabled \(user.email ?? "") (\(user.id.uuidString.lowercased()))") }
             }
+        }
+    }
+
+    struct Token: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print an access token for a user and one app, as its sign-in would issue (needs ATELIER_JWT_SECRET).",
+            discussion: """
+                For scripts and tests that act as a user of an app whose sign-in they cannot play (a
+                Learn user signs in with Apple): the token is the app's (`aud`), starts a session,
+                and expires after ATELIER_ACCESS_TOKEN_TTL. Whoever holds the database and the JWT
+                secret can do this anyway; keep both as secret as each other.
+                """)
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The user's email.") var email: String
+        @Option(help: "The app: fleet, learn or console.") var app: String
+
+        func run() async throws {
+            let settings = Settings()
+            guard let audience = [AccessAudience.fleet, .learn, .console].first(where: { $0.rawValue == "atelier-" + app }) else {
+                throw ValidationError("--app must be fleet, learn or console")
+            }
+            guard let secret = settings.string("ATELIER_JWT_SECRET") else {
+                throw ValidationError("ATELIER_JWT_SECRET is not set: access tokens are signed with it")
+            }
+            let lifetime = try settings.duration("ATELIER_ACCESS_TOKEN_TTL") ?? .seconds(3600)
+            let tokens = try AccessTokens(secret: secret, lifetime: lifetime)
+            let email = self.email
+            let token = try await withQueue(database) { queue in
+                guard let user = try await UserStore(client: queue.client, logger: queue.logger).find(email: email) else {
+                    throw AccountError.notFound("no user with the email '\(email)'")
+                }
+                guard user.disabledAt == nil else { throw AccountError.invalidArgument("'\(email)' is disabled") }
+                return try await tokens.issue(for: user, audience: audience).token
+            }
+            say(token)
         }
     }
 
