@@ -13,7 +13,7 @@ final class EnqueueCoalescingTests: DatabaseTestCase {
     func testEnqueuesThatArriveDuringAnInsertGoTogether() async throws {
         let coalescer = EnqueueCoalescer(maxInFlight: 1)
         let batches = Mutex<[Int]>([])
-        let gate = Gate()
+        let gate = TestGate()
         let insert: EnqueueCoalescer.Insert = { ids, _ in
             let first = batches.withLock { batches in batches.append(ids.count); return batches.count == 1 }
             if first { await gate.wait() }
@@ -71,30 +71,5 @@ final class EnqueueCoalescingTests: DatabaseTestCase {
         XCTAssertEqual(count, 300 - 30 - 1 + 1)
         let payloads = try await db.scalar("SELECT count(DISTINCT payload)::int FROM jobs WHERE payload ? 'n'", as: Int.self)
         XCTAssertEqual(payloads, 300 - 30 - 1)
-    }
-}
-
-/// Opens once; everyone waiting goes on.
-private final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let go = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if go { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.open = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
     }
 }

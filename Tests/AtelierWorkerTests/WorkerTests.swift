@@ -2,7 +2,6 @@ import AtelierTestSupport
 import AtelierQueue
 @testable import AtelierWorker
 import Foundation
-import Synchronization
 import XCTest
 
 /// The worker runtime in-process: retries, permanent failures, cancellation of running jobs,
@@ -122,11 +121,11 @@ final class WorkerTests: DatabaseTestCase {
     /// job runs again on another worker. Before, the heartbeats kept its lease for ever
     /// (`./ops/cluster` in CI: four caption jobs held until the run's end).
     func testAHandlerThatDoesNotStopIsAbandonedAndItsJobRunsElsewhere() async throws {
-        let gate = IgnoredCancellationGate()
+        let gate = TestGate()
         defer { gate.open() }
         struct Stubborn: JobHandler {
             let kind = "stubborn"
-            let gate: IgnoredCancellationGate
+            let gate: TestGate
             var timeout: Duration? { .milliseconds(200) }
             var retryPolicy: RetryPolicy { RetryPolicy(base: .milliseconds(50), jitter: 0) }
             func run(_ context: JobContext) async throws -> JobResult {
@@ -166,11 +165,11 @@ final class WorkerTests: DatabaseTestCase {
 
     /// A cancelled job whose handler does not stop ends `cancelled` all the same.
     func testACancelledJobWhoseHandlerDoesNotStopEndsCancelled() async throws {
-        let gate = IgnoredCancellationGate()
+        let gate = TestGate()
         defer { gate.open() }
         struct Stubborn: JobHandler {
             let kind = "stubborn"
-            let gate: IgnoredCancellationGate
+            let gate: TestGate
             func run(_ context: JobContext) async throws -> JobResult {
                 await gate.wait()
                 return .none
@@ -190,27 +189,5 @@ final class WorkerTests: DatabaseTestCase {
         let job = try await queue.job(id: id)
         XCTAssertEqual(job.state, .cancelled)
         XCTAssertEqual(job.error, "cancelled by request")
-    }
-}
-
-/// A wait that ignores task cancellation, opened by the test at its end.
-final class IgnoredCancellationGate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let proceed = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if proceed { continuation.resume() }
-        }
-    }
-
-    func open() {
-        for waiter in state.withLock({ state in defer { state.waiters = [] }; state.open = true; return state.waiters }) {
-            waiter.resume()
-        }
     }
 }
