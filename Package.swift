@@ -487,6 +487,7 @@ let package = Package(
             name: "AtelierConsoleTests",
             dependencies: [
                 "AtelierConsole",
+                "AtelierAPI",
                 "AtelierDatabase",
                 "AtelierAPITestSupport",
                 "AtelierAccounts",

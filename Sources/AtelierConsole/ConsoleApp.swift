@@ -20,7 +20,8 @@ package struct ConsoleApp: APIApp {
     package func register(on router: Router<APIRequestContext>, server: APIServer) throws {
         let configuration = server.configuration
         let sessions = ConsoleSessions(accounts: server.accounts, secret: configuration.jwtSecret,
-                                       secureCookies: server.publicBase.configured.lowercased().hasPrefix("https://"))
+                                       secureCookies: server.publicBase.configured.lowercased().hasPrefix("https://"),
+                                       proxies: server.configuration.trustedProxies)
         let lifetime = Int(configuration.accessTokenLifetime.components.seconds)
         let feed = ConsoleFeed(queue: server.queue, notifier: server.notifier, logger: server.logger)
         let signIn = SignInPage(sessions: sessions, limits: server.loginLimits, lifetime: lifetime)

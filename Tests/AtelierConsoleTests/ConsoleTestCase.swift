@@ -44,14 +44,16 @@ class ConsoleTestCase: APITestCase {
         try await send(.GET, path, cookie: cookie, form: nil)
     }
 
-    func post(_ path: String, cookie: String?, form: [(String, String)]) async throws -> Page {
-        try await send(.POST, path, cookie: cookie, form: form)
+    func post(_ path: String, cookie: String?, form: [(String, String)], headers: [(String, String)] = []) async throws -> Page {
+        try await send(.POST, path, cookie: cookie, form: form, headers: headers)
     }
 
-    func send(_ method: HTTPMethod, _ path: String, cookie: String?, form: [(String, String)]?) async throws -> Page {
+    func send(_ method: HTTPMethod, _ path: String, cookie: String?, form: [(String, String)]?,
+              headers: [(String, String)] = []) async throws -> Page {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let form {
             var components = URLComponents()
             components.queryItems = form.map { URLQueryItem(name: $0.0, value: $0.1) }

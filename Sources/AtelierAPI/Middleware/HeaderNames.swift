@@ -10,5 +10,6 @@ extension HTTPField.Name {
     package static let xRateLimitRemaining = HTTPField.Name("X-RateLimit-Remaining")!
     package static let xRateLimitReset = HTTPField.Name("X-RateLimit-Reset")!
     package static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
+    package static let xForwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     package static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
 }

@@ -32,7 +32,7 @@ struct SignInPage: Sendable {
         do {
             let (token, _) = try await sessions.signIn(email: email, password: password)
             var response = ConsolePage.redirect(to: Self.safeNext(next))
-            response.setCookie(sessions.cookie(token: token, lifetime: lifetime))
+            response.setCookie(sessions.cookie(token: token, lifetime: lifetime, secure: sessions.secure(request, context)))
             return response
         } catch let error as ConsoleError where error.status == .unauthorized {
             return self.form(next: next, email: email, error: error)
@@ -42,7 +42,7 @@ struct SignInPage: Sendable {
     func signOut(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         try await sessions.signOut(try context.requirePrincipal(), request: request)
         var response = ConsolePage.redirect(to: "/admin/login")
-        response.setCookie(sessions.clearedCookie())
+        response.setCookie(sessions.clearedCookie(secure: sessions.secure(request, context)))
         return response
     }
 

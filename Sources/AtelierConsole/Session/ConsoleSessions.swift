@@ -7,7 +7,9 @@ import Hummingbird
 /// Operators' sign-in for the console. Signing in with email and password issues an ordinary
 /// access token (the accounts' JWT: an hour by default, revoked by sign-out like any other) and
 /// keeps it in a cookie the page's scripts cannot read (`HttpOnly`), that no other site's page
-/// or link sends (`SameSite=Strict`), limited to `/admin`, `Secure` when the public URL is https.
+/// or link sends (`SameSite=Strict`), limited to `/admin`, `Secure` when the public URL is https
+/// or the request came through a trusted proxy that the client reached over https
+/// (`ATELIER_TRUSTED_PROXIES` and its `X-Forwarded-Proto`; anyone else's header is not believed).
 ///
 /// Every form that changes something carries a CSRF token: an HMAC of the session's token id
 /// under a key derived from `ATELIER_JWT_SECRET`. It is the same for every page of one session
@@ -19,11 +21,18 @@ struct ConsoleSessions: Sendable {
     let accounts: UserAccounts?
     private let csrfKey: SymmetricKey
     let secureCookies: Bool
+    let proxies: TrustedProxies
 
-    init(accounts: UserAccounts?, secret: String?, secureCookies: Bool) {
+    init(accounts: UserAccounts?, secret: String?, secureCookies: Bool, proxies: TrustedProxies = TrustedProxies()) {
         self.accounts = accounts
         self.csrfKey = SymmetricKey(data: SHA256.hash(data: Data(("atelier console csrf:" + (secret ?? "")).utf8)))
         self.secureCookies = secureCookies
+        self.proxies = proxies
+    }
+
+    /// Whether this request's cookies are `Secure`.
+    func secure(_ request: Request, _ context: APIRequestContext) -> Bool {
+        secureCookies || proxies.saysHTTPS(peer: context.clientAddress, forwardedProto: request.headers[.xForwardedProto])
     }
 
     /// The operator whose cookie this request carries: a valid, unrevoked access token of an
@@ -68,13 +77,13 @@ struct ConsoleSessions: Sendable {
               Self.constantTimeEqual(Data(presented.utf8), expected) else { throw ConsoleError.forgedForm }
     }
 
-    func cookie(token: String, lifetime: Int) -> Cookie {
+    func cookie(token: String, lifetime: Int, secure: Bool) -> Cookie {
         Cookie(name: Self.cookieName, value: token, maxAge: lifetime, path: Self.cookiePath,
-               secure: secureCookies, httpOnly: true, sameSite: .strict)
+               secure: secure, httpOnly: true, sameSite: .strict)
     }
 
-    func clearedCookie() -> Cookie {
-        Cookie(name: Self.cookieName, value: "", maxAge: 0, path: Self.cookiePath, secure: secureCookies, httpOnly: true, sameSite: .strict)
+    func clearedCookie(secure: Bool) -> Cookie {
+        Cookie(name: Self.cookieName, value: "", maxAge: 0, path: Self.cookiePath, secure: secure, httpOnly: true, sameSite: .strict)
     }
 
     /// The role the console needs.

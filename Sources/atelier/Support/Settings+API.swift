@@ -49,6 +49,12 @@ extension Settings {
             }
             configuration.trustedHosts = trusted
         }
+        if let proxies = string("ATELIER_TRUSTED_PROXIES") {
+            guard let trusted = TrustedProxies.parse(proxies) else {
+                throw ConfigurationError("ATELIER_TRUSTED_PROXIES must be IP addresses, comma-separated (e.g. 10.0.0.5,::1), got '\(proxies)'")
+            }
+            configuration.trustedProxies = trusted
+        }
         configuration.dataDirectory = dataDirectory
         guard let secret = string("ATELIER_SIGNING_SECRET") else {
             throw ConfigurationError("ATELIER_SIGNING_SECRET is not set: it signs result URLs. Generate one with "
