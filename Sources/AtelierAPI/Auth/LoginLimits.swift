@@ -15,33 +15,29 @@ package struct LoginLimits: Sendable {
         self.perEmail = perEmail > 0 ? RateLimiter(perMinute: perEmail) : nil
     }
 
-    /// nil when this attempt may go ahead; otherwise the seconds to wait.
+    /// nil when this attempt may go ahead; otherwise the seconds to wait. A refusal by address
+    /// charges nothing to the email.
     package func retryAfter(address: String, email: String, now: Double = Date().timeIntervalSince1970) -> Int? {
-        if let perAddress {
-            let decision = perAddress.take("login-ip:" + address, now: now)
-            guard decision.allowed else { return decision.retryAfter }
-        }
-        if let perEmail {
-            let decision = perEmail.take("login-email:" + EmailKey.key(email), now: now)
-            guard decision.allowed else { return decision.retryAfter }
-        }
-        return nil
+        Self.wait(perAddress, "login-ip:" + address, now) ?? Self.wait(perEmail, "login-email:" + EmailKey.key(email), now)
     }
 
     /// nil when a request from `address` to a sign-in route without an email (a bad access or
     /// refresh token, an Apple identity token) may go ahead; otherwise the seconds to wait.
     /// Charged to the address's sign-in budget.
     package func retryAfter(address: String, now: Double = Date().timeIntervalSince1970) -> Int? {
-        guard let perAddress else { return nil }
-        let decision = perAddress.take("login-ip:" + address, now: now)
-        return decision.allowed ? nil : decision.retryAfter
+        Self.wait(perAddress, "login-ip:" + address, now)
     }
 
     /// nil when one more sign-in as `identity` (an Apple account, a refresh token's user) may go
     /// ahead; otherwise the seconds to wait. Charged to the per-email budget under its own key.
     package func retryAfter(identity: String, now: Double = Date().timeIntervalSince1970) -> Int? {
-        guard let perEmail else { return nil }
-        let decision = perEmail.take("login-identity:" + identity, now: now)
+        Self.wait(perEmail, "login-identity:" + identity, now)
+    }
+
+    /// Takes one try from `limiter`'s bucket `key`: nil when allowed (or unlimited), else the wait.
+    private static func wait(_ limiter: RateLimiter?, _ key: String, _ now: Double) -> Int? {
+        guard let limiter else { return nil }
+        let decision = limiter.take(key, now: now)
         return decision.allowed ? nil : decision.retryAfter
     }
 }

@@ -21,28 +21,16 @@ struct StreamRevoker: Sendable {
             guard notification.channel == Notifier.Channel.tokens else { continue }
             switch TokenNotice(payload: notification.payload) {
             case .appTokens: await check()
-            case .accessToken(let id): await check { $0?.tokenID == id }
-            case .user(let id): await check { $0?.userID == id }
+            case .accessToken(let id): await check(appTokens: false) { $0.tokenID == id }
+            case .user(let id): await check(appTokens: false) { $0.userID == id }
             }
         }
     }
 
-    /// Checks the streams of users' access tokens that `concerned` picks, and no app token's.
-    private func check(_ concerned: ((tokenID: UUID, userID: UUID)?) -> Bool) async {
-        let keys = hub.streamingTokens.filter { concerned(AccessTokenKey.parse($0)) }
-        guard !keys.isEmpty else { return }
-        do {
-            var revoked = Set<String>()
-            for key in keys {
-                if let access = AccessTokenKey.parse(key), try await accessRevoked(access) { revoked.insert(key) }
-            }
-            if !revoked.isEmpty { hub.endStreams(ofTokens: revoked) }
-        } catch {
-            logger.warning("could not check open streams' tokens", metadata: ["error": "\(error)"])
-        }
-    }
-
-    func check() async {
+    /// Ends the streams of revoked tokens among the open ones: users' access tokens that
+    /// `concerned` picks (from memory, or the database when memory cannot tell), and — when
+    /// `appTokens` — every app token, in one query.
+    func check(appTokens: Bool = true, _ concerned: ((tokenID: UUID, userID: UUID)) -> Bool = { _ in true }) async {
         let streaming = hub.streamingTokens
         guard !streaming.isEmpty else { return }
         do {
@@ -50,8 +38,8 @@ struct StreamRevoker: Sendable {
             var open = Set<String>()
             for key in streaming {
                 if let access = AccessTokenKey.parse(key) {
-                    if try await accessRevoked(access) { revoked.insert(key) }
-                } else {
+                    if concerned(access), try await accessRevoked(access) { revoked.insert(key) }
+                } else if appTokens {
                     open.insert(key)
                 }
             }
