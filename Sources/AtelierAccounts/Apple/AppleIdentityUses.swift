@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -16,9 +15,8 @@ public struct AppleIdentityUses: Sendable {
 
     /// True when `token` had not been used before (it is now); false for a replay.
     public func spend(_ token: String, expiresAt: Date) async throws -> Bool {
-        let hash = SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
         let rows = try await client.query("""
-            INSERT INTO apple_identity_uses (token_hash, expires_at) VALUES (\(hash), \(expiresAt))
+            INSERT INTO apple_identity_uses (token_hash, expires_at) VALUES (\(SecretDigest.hex(token)), \(expiresAt))
             ON CONFLICT (token_hash) DO NOTHING
             RETURNING 1
             """, logger: logger)

@@ -53,7 +53,7 @@ public struct RefreshTokens: Sendable {
         let token = Self.make()
         let rows = try await client.query("""
             INSERT INTO refresh_tokens (token_hash, user_id, family, signed_in_at, expires_at)
-            VALUES (\(Self.hash(token)), \(userID), \(UUID()), now(),
+            VALUES (\(SecretDigest.hex(token)), \(userID), \(UUID()), now(),
                     now() + least(\(lifetime.components.seconds), \(sessionMaxAge.components.seconds)) * interval '1 second')
             RETURNING expires_at
             """, logger: logger)
@@ -66,7 +66,7 @@ public struct RefreshTokens: Sendable {
     /// one already spent also revokes its family.
     public func rotate(_ token: String) async throws -> Rotated {
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 128 else { throw AccountError.invalidToken("Invalid refresh token") }
-        let hash = Self.hash(token)
+        let hash = SecretDigest.hex(token)
         let next = successor(of: token)
         // One statement: the spend and the insert happen together or not at all, and of two
         // concurrent uses only one finds the token unspent.
@@ -80,7 +80,7 @@ public struct RefreshTokens: Sendable {
                 RETURNING r.user_id, r.family, r.signed_in_at
             ), fresh AS (
                 INSERT INTO refresh_tokens (token_hash, user_id, family, signed_in_at, expires_at)
-                SELECT \(Self.hash(next)), user_id, family, signed_in_at,
+                SELECT \(SecretDigest.hex(next)), user_id, family, signed_in_at,
                        least(now() + \(lifetime.components.seconds) * interval '1 second',
                              signed_in_at + \(sessionMaxAge.components.seconds) * interval '1 second')
                   FROM spent
@@ -96,7 +96,7 @@ public struct RefreshTokens: Sendable {
             let retried = try await client.query("""
                 SELECT r.user_id, n.expires_at, n.signed_in_at
                   FROM refresh_tokens r
-                  JOIN refresh_tokens n ON n.token_hash = \(Self.hash(next)) AND n.family = r.family
+                  JOIN refresh_tokens n ON n.token_hash = \(SecretDigest.hex(next)) AND n.family = r.family
                   JOIN users u ON u.id = r.user_id
                  WHERE r.token_hash = \(hash) AND r.used_at > now() - \(reuseWindow.components.seconds) * interval '1 second'
                    AND r.revoked_at IS NULL AND n.used_at IS NULL AND n.revoked_at IS NULL AND n.expires_at > now()
@@ -131,9 +131,5 @@ public struct RefreshTokens: Sendable {
         var random = SystemRandomNumberGenerator()
         let bytes = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) })
         return prefix + PasswordHasher.base64url(bytes)
-    }
-
-    static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }
