@@ -123,22 +123,13 @@ final class WorkerTests: DatabaseTestCase {
     func testAHandlerThatDoesNotStopIsAbandonedAndItsJobRunsElsewhere() async throws {
         let gate = TestGate()
         defer { gate.open() }
-        struct Stubborn: JobHandler {
-            let kind = "stubborn"
-            let gate: TestGate
-            var timeout: Duration? { .milliseconds(200) }
-            var retryPolicy: RetryPolicy { RetryPolicy(base: .milliseconds(50), jitter: 0) }
-            func run(_ context: JobContext) async throws -> JobResult {
-                try await context.progress(10, step: "stuck")
-                await gate.wait()
-                return .none
-            }
-        }
         struct Prompt: JobHandler {
             let kind = "stubborn"
             func run(_ context: JobContext) async throws -> JobResult { .none }
         }
-        let stuck = try InProcessWorker.start(db, handlers: [Stubborn(gate: gate)]) { $0.stopGrace = .milliseconds(300) }
+        let stuck = try InProcessWorker.start(db, handlers: [StubbornHandler(gate: gate, timeout: .milliseconds(200))]) {
+            $0.stopGrace = .milliseconds(300)
+        }
         let id = try await queue.enqueue(NewJob(kind: "stubborn", maxAttempts: 3)).id
         try await db.eventually("the stuck attempt handed back", timeout: .seconds(60)) {
             let job = try await queue.job(id: id)
@@ -167,15 +158,9 @@ final class WorkerTests: DatabaseTestCase {
     func testACancelledJobWhoseHandlerDoesNotStopEndsCancelled() async throws {
         let gate = TestGate()
         defer { gate.open() }
-        struct Stubborn: JobHandler {
-            let kind = "stubborn"
-            let gate: TestGate
-            func run(_ context: JobContext) async throws -> JobResult {
-                await gate.wait()
-                return .none
-            }
+        let stuck = try InProcessWorker.start(db, handlers: [StubbornHandler(gate: gate, timeout: nil)]) {
+            $0.stopGrace = .milliseconds(300)
         }
-        let stuck = try InProcessWorker.start(db, handlers: [Stubborn(gate: gate)]) { $0.stopGrace = .milliseconds(300) }
         let id = try await queue.enqueue(NewJob(kind: "stubborn")).id
         _ = try await waitForState(id, [.running])
         try await XCTAssertEqualAsync(try await queue.cancel(id: id), .running)
@@ -189,5 +174,20 @@ final class WorkerTests: DatabaseTestCase {
         let job = try await queue.job(id: id)
         XCTAssertEqual(job.state, .cancelled)
         XCTAssertEqual(job.error, "cancelled by request")
+    }
+}
+
+/// `stubborn`: reports a step, then waits on `gate`, which ignores cancellation — a handler
+/// blocked where its stop cannot reach it.
+private struct StubbornHandler: JobHandler {
+    let kind = "stubborn"
+    let gate: TestGate
+    let timeout: Duration?
+    var retryPolicy: RetryPolicy { RetryPolicy(base: .milliseconds(50), jitter: 0) }
+
+    func run(_ context: JobContext) async throws -> JobResult {
+        try await context.progress(10, step: "stuck")
+        await gate.wait()
+        return .none
     }
 }
