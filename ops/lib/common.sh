@@ -303,6 +303,7 @@ start_seaweedfs() {
   "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
 JSON
   )
+  local started=""
   if weed_running; then
     log "SeaweedFS already running (S3 on 127.0.0.1:$S3_PORT)"
   else
@@ -323,14 +324,18 @@ JSON
       -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$WEED_DIR/identities.json" \
       -master.telemetry=false -volume.preStopSeconds=0 -volume.max=64 -master.volumeSizeLimitMB=512 \
       >> "$WEED_DIR/weed.log" 2>&1 < /dev/null &
-    echo $! > "$WEED_DIR/weed.pid"
+    started=$!
+    echo "$started" > "$WEED_DIR/weed.pid"
   fi
   local bucket code
   for bucket in "$S3_BUCKET" "$S3_TEST_BUCKET"; do
     for _ in $(seq 1 180); do
       code="$(s3_create_bucket "$bucket")"
       [ "$code" = 200 ] || [ "$code" = 409 ] && break
-      weed_running || { tail -n 20 "$WEED_DIR/weed.log" >&2; die "SeaweedFS exited (log: $WEED_DIR/weed.log)"; }
+      # The process started above is judged by its pid alone: until the forked shell has exec'd
+      # weed, its command line is still this script's, and weed_running would call it gone.
+      if [ -n "$started" ]; then kill -0 "$started" 2>/dev/null; else weed_running; fi \
+        || { tail -n 20 "$WEED_DIR/weed.log" >&2; die "SeaweedFS exited (log: $WEED_DIR/weed.log)"; }
       sleep 0.5
     done
     [ "$code" = 200 ] || [ "$code" = 409 ] || die "SeaweedFS did not create the bucket $bucket (HTTP $code; log: $WEED_DIR/weed.log)"
