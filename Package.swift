@@ -17,7 +17,7 @@ import PackageDescription
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing, AtelierLanes (the core /v1 API)
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
-//   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierDatabase, AtelierStorage
+//   AtelierWorker     → AtelierQueue, AtelierDatabase, AtelierStorage
 //   AtelierJobs       → AtelierImaging (each kind's payload, result and checks; styles and warps
 //                       are AtelierImaging's vocabulary; advisors are known by id only)
 //   AtelierVision     → AtelierImaging, AtelierHashing
@@ -191,7 +191,6 @@ let package = Package(
         .target(
             name: "AtelierWorker",
             dependencies: [
-                "AtelierJobs",
                 "AtelierQueue",
                 "AtelierDatabase",
                 "AtelierStorage",
@@ -342,6 +341,7 @@ let package = Package(
             name: "AtelierWorkerTests",
             dependencies: [
                 "AtelierWorker",
+                "AtelierHandlers",
                 "AtelierQueue",
                 "AtelierDatabase",
                 "AtelierStorage",
@@ -515,6 +515,7 @@ let package = Package(
             name: "AtelierExamples",
             dependencies: [
                 "AtelierAPI",
+                "AtelierHandlers",
                 "AtelierAPITestSupport",
                 "AtelierJobs",
                 "AtelierQueue",

@@ -1,3 +1,4 @@
+import AtelierHandlers
 import AtelierQueue
 import AtelierTestSupport
 import AtelierWorker

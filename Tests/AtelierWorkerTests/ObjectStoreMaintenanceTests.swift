@@ -1,6 +1,7 @@
+import AtelierHandlers
+import AtelierQueue
 import AtelierStorage
 import AtelierTestSupport
-import AtelierQueue
 @testable import AtelierWorker
 import Foundation
 import Logging

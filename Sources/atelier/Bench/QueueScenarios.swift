@@ -1,4 +1,5 @@
 import AtelierDatabase
+import AtelierHandlers
 import AtelierQueue
 import AtelierWorker
 import Foundation

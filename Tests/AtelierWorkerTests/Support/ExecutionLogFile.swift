@@ -1,3 +1,4 @@
+import AtelierHandlers
 import AtelierWorker
 import Foundation
 

@@ -1,5 +1,6 @@
-import AtelierTestSupport
+import AtelierHandlers
 import AtelierQueue
+import AtelierTestSupport
 @testable import AtelierWorker
 import Foundation
 import Logging

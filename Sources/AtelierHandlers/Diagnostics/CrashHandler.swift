@@ -1,4 +1,5 @@
 import AtelierJobs
+import AtelierWorker
 import Foundation
 
 /// `crash`: waits `after_ms` (cancellably), then SIGKILLs its own process, as the out-of-memory

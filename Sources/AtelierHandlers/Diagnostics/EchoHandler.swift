@@ -1,6 +1,7 @@
 import AtelierJobs
 import AtelierQueue
 import AtelierStorage
+import AtelierWorker
 import Foundation
 
 /// `echo`: stores the job's input image, unchanged, as its result. A diagnostic kind that

@@ -1,6 +1,7 @@
 import AtelierJobs
 import AtelierQueue
 import AtelierStorage
+import AtelierWorker
 import Foundation
 
 /// Handlers every worker has, for smoke tests, the test suite and `atelier bench`:
@@ -11,8 +12,8 @@ import Foundation
 /// `job_id attempt pid started_unix_ns` to it (a single O_APPEND write, atomic across processes),
 /// written as the handler starts: the test suite proves with it that every job ran exactly once,
 /// and `atelier bench queue pickup` measures enqueue → handler-start latency.
-public enum DiagnosticHandlers {
-    public static func all(environment: [String: String] = ProcessInfo.processInfo.environment,
+package enum DiagnosticHandlers {
+    package static func all(environment: [String: String] = ProcessInfo.processInfo.environment,
                            blobs: (any BlobStore)? = nil) -> [any JobHandler] {
         let log = environment["ATELIER_DIAGNOSTIC_LOG"].flatMap { $0.isEmpty ? nil : ExecutionLog(path: $0) }
         var handlers: [any JobHandler] = [NoopHandler(log: log), SleepHandler(log: log), FailHandler(log: log),
@@ -23,22 +24,22 @@ public enum DiagnosticHandlers {
 }
 
 /// Appends one line per execution to a file shared by processes, and reads them back.
-public struct ExecutionLog: Sendable {
-    public let path: String
+package struct ExecutionLog: Sendable {
+    package let path: String
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// One handler start, as recorded.
-    public struct Entry: Sendable {
-        public var job: String
-        public var attempt: Int
-        public var pid: Int
+    package struct Entry: Sendable {
+        package var job: String
+        package var attempt: Int
+        package var pid: Int
         /// Wall clock (CLOCK_REALTIME) at handler start, in nanoseconds since 1970.
-        public var startedNanoseconds: Int64
+        package var startedNanoseconds: Int64
     }
 
     /// Every complete line written so far, in the order written.
-    public func entries() -> [Entry] {
+    package func entries() -> [Entry] {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: " ")
