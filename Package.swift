@@ -44,6 +44,9 @@ import PackageDescription
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
+    // What an embedder may depend on: the queue client, the worker runtime, the HTTP API server,
+    // and the database and blob stores they are built on. Only these targets declare `public`
+    // (./ops/check-access; their public declarations are listed in docs/public-api.txt).
     products: [
         .executable(name: "atelier", targets: ["atelier"]),
         .library(name: "AtelierDatabase", targets: ["AtelierDatabase"]),
@@ -51,7 +54,6 @@ let package = Package(
         .library(name: "AtelierWorker", targets: ["AtelierWorker"]),
         .library(name: "AtelierStorage", targets: ["AtelierStorage"]),
         .library(name: "AtelierAPI", targets: ["AtelierAPI"]),
-        .library(name: "AtelierImaging", targets: ["AtelierImaging"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),

@@ -1,5 +1,5 @@
 /// What can go wrong with accounts, each with the message a client may be shown.
-public enum AccountError: Error, Sendable, Equatable {
+package enum AccountError: Error, Sendable, Equatable {
     /// Wrong email or wrong password — deliberately one case, so nobody learns which.
     case invalidCredentials
     /// An access or refresh token that is malformed, forged, expired, revoked or rotated away.
@@ -13,7 +13,7 @@ public enum AccountError: Error, Sendable, Equatable {
     /// `ATELIER_JWT_SECRET` is missing or too short.
     case configuration(String)
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .invalidCredentials: return "Email or password incorrect"
         case .invalidToken(let message), .invalidArgument(let message), .conflict(let message),
@@ -24,5 +24,5 @@ public enum AccountError: Error, Sendable, Equatable {
 }
 
 extension AccountError: CustomStringConvertible {
-    public var description: String { message }
+    package var description: String { message }
 }

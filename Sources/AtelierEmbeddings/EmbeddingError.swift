@@ -1,11 +1,11 @@
 /// Why the embedding model cannot be used, with a message that names what to fix.
-public enum EmbeddingError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum EmbeddingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A model file is missing or unreadable (the message names the file and the setting).
     case missingFile(String)
     /// A file is there but not what it should be (bad header, wrong shape, unknown dtype).
     case invalidModel(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingFile(let message), .invalidModel(let message): return message
         }

@@ -13,19 +13,19 @@ import Foundation
 /// the prose is the advisors' templates, or — with a provider whose model writes it (`openai`)
 /// — the model's, grounded in those scores (an unusable answer falls back to the templates and
 /// the report says so).
-public struct AnalysisHandler: JobHandler {
-    public let kind = "analysis"
+package struct AnalysisHandler: JobHandler {
+    package let kind = "analysis"
     let blobs: any BlobStore
     let limits: ImageLimits
     let provider: any VisionProvider
 
-    public init(blobs: any BlobStore, provider: any VisionProvider, limits: ImageLimits = ImageLimits()) {
+    package init(blobs: any BlobStore, provider: any VisionProvider, limits: ImageLimits = ImageLimits()) {
         (self.blobs, self.provider, self.limits) = (blobs, provider, limits)
     }
 
-    public var timeout: Duration? { .seconds(180) }
+    package var timeout: Duration? { .seconds(180) }
 
-    public func run(_ context: JobContext) async throws -> JobResult {
+    package func run(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: AnalysisJob.Payload.self)
         let ids = payload.advisors ?? Advisor.all.map(\.id)
         let advisors = try ids.map { id -> Advisor in

@@ -11,8 +11,8 @@ import Foundation
 /// image in place: a worker killed between the caption and the record of its success must find
 /// it again on the rerun (`./ops/chaos` lost jobs that way when the handler deleted it). The
 /// caption API removes it once the job's end is recorded; otherwise it goes with the job's purge.
-public struct CaptionHandler: JobHandler {
-    public let kind = "caption"
+package struct CaptionHandler: JobHandler {
+    package let kind = "caption"
     let blobs: any BlobStore
     let limits: ImageLimits
     let provider: any VisionProvider
@@ -21,13 +21,13 @@ public struct CaptionHandler: JobHandler {
     /// gets the original bytes). JPEGs decode straight to about this size by DCT scaling.
     static let workingSide = ImageMeasurements.analysisSize
 
-    public init(blobs: any BlobStore, provider: any VisionProvider, limits: ImageLimits = ImageLimits()) {
+    package init(blobs: any BlobStore, provider: any VisionProvider, limits: ImageLimits = ImageLimits()) {
         (self.blobs, self.provider, self.limits) = (blobs, provider, limits)
     }
 
-    public var timeout: Duration? { .seconds(90) }
+    package var timeout: Duration? { .seconds(90) }
 
-    public func run(_ context: JobContext) async throws -> JobResult {
+    package func run(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: CaptionJob.Payload.self)
         try await context.progress(10, step: "reading")
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)

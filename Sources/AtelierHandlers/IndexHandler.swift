@@ -13,14 +13,14 @@ import Foundation
 /// the vector store under the job's owner. Indexing the same `source_key` again replaces the row.
 /// The result names the row and what was embedded: `{id, job_id, collection, source_key,
 /// source_kind, text, caption?, caption_from?, image_path?, embedding_dim}`.
-public struct IndexHandler: JobHandler {
-    public let kind = "index"
+package struct IndexHandler: JobHandler {
+    package let kind = "index"
     let encoder: MiniLMEncoder
     let blobs: any BlobStore
     let captioner: any VisionProvider
     let limits: ImageLimits
 
-    public init(encoder: MiniLMEncoder, blobs: any BlobStore, captioner: any VisionProvider, limits: ImageLimits = ImageLimits()) {
+    package init(encoder: MiniLMEncoder, blobs: any BlobStore, captioner: any VisionProvider, limits: ImageLimits = ImageLimits()) {
         (self.encoder, self.blobs, self.captioner, self.limits) = (encoder, blobs, captioner, limits)
     }
 
@@ -46,7 +46,7 @@ public struct IndexHandler: JobHandler {
         }
     }
 
-    public var timeout: Duration? { .seconds(60) }
+    package var timeout: Duration? { .seconds(60) }
 
     /// The uploaded image of the job `from_job` names (one of this owner's), and the caption its
     /// result carries, if any.
@@ -85,7 +85,7 @@ public struct IndexHandler: JobHandler {
                                            imagePath: nil, embeddingDim: vector.count))
     }
 
-    public func run(_ context: JobContext) async throws -> JobResult {
+    package func run(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: IndexJob.Payload.self)
         var input = payload.input
         var request = try payload.request()

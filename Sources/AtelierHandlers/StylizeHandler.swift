@@ -10,22 +10,22 @@ import Foundation
 /// Progress is reported per stage; cancellation is checked between stages (each stage is at
 /// most a few hundred milliseconds on a 12 MP photo). The pixel work runs off the cooperative
 /// pool through `JobContext.offload`.
-public struct StylizeHandler: JobHandler {
-    public let kind = "stylize"
+package struct StylizeHandler: JobHandler {
+    package let kind = "stylize"
     let blobs: any BlobStore
     let limits: ImageLimits
     /// Longest side of the output (`ATELIER_STYLIZE_MAX_SIDE`, default 2048).
     let maxSide: Int
 
-    public init(blobs: any BlobStore, limits: ImageLimits = ImageLimits(), maxSide: Int = 2048) {
+    package init(blobs: any BlobStore, limits: ImageLimits = ImageLimits(), maxSide: Int = 2048) {
         self.blobs = blobs
         self.limits = limits
         self.maxSide = maxSide
     }
 
-    public var timeout: Duration? { .seconds(120) }
+    package var timeout: Duration? { .seconds(120) }
 
-    public func run(_ context: JobContext) async throws -> JobResult {
+    package func run(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: StylizeJob.Payload.self)
         let plan = try payload.plan()
         let (style, warps, png) = (plan.style, plan.distortions, plan.output == .png)

@@ -8,16 +8,16 @@ import Foundation
 /// `auto_analyze=false`): the stored image is read back and its header checked, so a job that
 /// succeeds names an image that is really there and readable; the result is
 /// `{format, width, height, bytes}`. The image stays until the job is purged.
-public struct UploadHandler: JobHandler {
-    public let kind = "upload"
+package struct UploadHandler: JobHandler {
+    package let kind = "upload"
     let blobs: any BlobStore
     let limits: ImageLimits
 
-    public init(blobs: any BlobStore, limits: ImageLimits = ImageLimits()) {
+    package init(blobs: any BlobStore, limits: ImageLimits = ImageLimits()) {
         (self.blobs, self.limits) = (blobs, limits)
     }
 
-    public func run(_ context: JobContext) async throws -> JobResult {
+    package func run(_ context: JobContext) async throws -> JobResult {
         let payload = try context.payload(as: UploadJob.Payload.self)
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         let info: ImageInfo

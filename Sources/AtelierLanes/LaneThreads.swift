@@ -12,11 +12,11 @@ import Glibc
 /// handling leaves (the event loops and Swift's pool stay at the process's own priority), so polls,
 /// `/health` and streams keep their pace while the lanes are busy, and an idle machine still gives
 /// the lanes every core.
-public enum LaneThreads {
+package enum LaneThreads {
     /// Threads in the pool: the most lane places the lanes of one process may add up to.
-    public static let capacity = 32
+    package static let capacity = 32
     /// The nice value lane work runs at (the process's own is usually 0; higher is kinder).
-    public static let niceness: Int32 = 10
+    package static let niceness: Int32 = 10
 
     private static let pool = NIOThreadPool._makePerpetualStartedPool(numberOfThreads: capacity, threadNamePrefix: "atelier-lane")
 

@@ -13,13 +13,13 @@ import Synchronization
 /// nor NIO's shared pool, where it would queue behind other work); async work
 /// (``run(_:)-(()async throws->T)``), such as a provider call, runs in the caller's task within
 /// the lane's limits.
-public final class WorkLane: Sendable {
+package final class WorkLane: Sendable {
     /// What the lane does, in words: "image probes". Named in the refusal and in the metrics.
-    public let name: String
-    public let concurrency: Int
-    public let queueLimit: Int
+    package let name: String
+    package let concurrency: Int
+    package let queueLimit: Int
     /// What a refusal tells the client to wait, in seconds.
-    public let retryAfterSeconds: Int
+    package let retryAfterSeconds: Int
     private let state = Mutex(State())
 
     private struct State {
@@ -30,7 +30,7 @@ public final class WorkLane: Sendable {
     }
 
     /// `concurrency` ≥ 1 items at once, `queueLimit` ≥ 0 waiting.
-    public init(name: String, concurrency: Int, queueLimit: Int, retryAfterSeconds: Int = 1) {
+    package init(name: String, concurrency: Int, queueLimit: Int, retryAfterSeconds: Int = 1) {
         precondition(concurrency >= 1 && queueLimit >= 0 && retryAfterSeconds >= 1)
         self.name = name
         self.concurrency = concurrency
@@ -40,7 +40,7 @@ public final class WorkLane: Sendable {
 
     /// Runs blocking `work` on the lanes' own threads once the lane has room; ``LaneFullError``
     /// at once when it has none.
-    public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await enter()
         defer { leave() }
         return try await LaneThreads.run(work)
@@ -48,7 +48,7 @@ public final class WorkLane: Sendable {
 
     /// Runs async `work` in this task once the lane has room; ``LaneFullError`` at once when it
     /// has none.
-    public func run<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
         try await enter()
         defer { leave() }
         return try await work()
@@ -57,7 +57,7 @@ public final class WorkLane: Sendable {
     /// ``LaneFullError`` when the lane has no place and no room in its line now (counted as a
     /// refusal), else nothing: for work that is costly to even hand over — an upload's body is
     /// not read only to be refused.
-    public func refuseIfFull() throws(LaneFullError) {
+    package func refuseIfFull() throws(LaneFullError) {
         let full = state.withLock { state in
             guard state.running >= concurrency && state.waiting.count >= queueLimit else { return false }
             state.refused += 1
@@ -67,7 +67,7 @@ public final class WorkLane: Sendable {
     }
 
     /// Items running and waiting now, and refusals since the process started (for /metrics).
-    public var load: (running: Int, waiting: Int, refused: Int) {
+    package var load: (running: Int, waiting: Int, refused: Int) {
         state.withLock { ($0.running, $0.waiting.count, $0.refused) }
     }
 

@@ -3,26 +3,26 @@ import Logging
 import PostgresNIO
 
 /// A knowledge point: a question and its answer, owned, in a collection.
-public struct Document: Sendable, Equatable {
-    public var id: UUID
-    public var owner: String
-    public var collection: String
-    public var question: String
-    public var answer: String
-    public var metadata: String
-    public var createdAt: Date
-    public var updatedAt: Date
+package struct Document: Sendable, Equatable {
+    package var id: UUID
+    package var owner: String
+    package var collection: String
+    package var question: String
+    package var answer: String
+    package var metadata: String
+    package var createdAt: Date
+    package var updatedAt: Date
     /// Whether the vector store holds this document now (its index job has run).
-    public var indexed: Bool
+    package var indexed: Bool
     /// In its owner's review plan (the Learn Assistant's points; false for others).
-    public var inReviewPlan: Bool = false
+    package var inReviewPlan: Bool = false
 
     /// What gets embedded: the question, then the answer.
-    public var text: String { question + "\n" + answer }
-    public var sourceKey: String { Self.sourceKey(id) }
-    public static func sourceKey(_ id: UUID) -> String { "document:\(id.uuidString.lowercased())" }
+    package var text: String { question + "\n" + answer }
+    package var sourceKey: String { Self.sourceKey(id) }
+    package static func sourceKey(_ id: UUID) -> String { "document:\(id.uuidString.lowercased())" }
     /// The document an indexed item's source key names; nil for other sources (an image, a text).
-    public static func id(fromSourceKey key: String) -> UUID? {
+    package static func id(fromSourceKey key: String) -> UUID? {
         key.hasPrefix("document:") ? UUID(uuidString: String(key.dropFirst("document:".count))) : nil
     }
 }
@@ -30,11 +30,11 @@ public struct Document: Sendable, Equatable {
 /// `documents` (migration 0006), every query scoped to one owner. Deleting a document deletes
 /// its vector in the same transaction; an index job that runs after the delete finds no
 /// document and stores nothing.
-public struct DocumentStore: Sendable {
-    public let client: PostgresClient
-    public let logger: Logger
+package struct DocumentStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -58,7 +58,7 @@ public struct DocumentStore: Sendable {
 
     /// Stores a new document; with `reviewsAfterDays`, its reviews too (``ReviewStore``), one
     /// per entry, due that many days after today (UTC) — all in one transaction.
-    public func create(owner: String, collection: String, question: String, answer: String, metadata: String,
+    package func create(owner: String, collection: String, question: String, answer: String, metadata: String,
                        inReviewPlan: Bool = false, reviewsAfterDays: [Int] = []) async throws -> Document {
         let id = UUID()
         try await client.withTransaction(logger: logger) { connection in
@@ -74,14 +74,14 @@ public struct DocumentStore: Sendable {
         return document
     }
 
-    public func find(id: UUID, owner: String) async throws -> Document? {
+    package func find(id: UUID, owner: String) async throws -> Document? {
         try await decode(client.query(
             PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM documents d WHERE d.id = $1 AND d.owner = $2",
                           binds: Self.binds(id, owner)), logger: logger)).first
     }
 
     /// The owner's documents among `ids` (in no particular order), one query.
-    public func find(ids: [UUID], owner: String) async throws -> [Document] {
+    package func find(ids: [UUID], owner: String) async throws -> [Document] {
         guard !ids.isEmpty else { return [] }
         var binds = PostgresBindings()
         binds.append(ids)
@@ -93,7 +93,7 @@ public struct DocumentStore: Sendable {
 
     /// The owner's documents, newest first, within `collection` and, when given, only those in
     /// (or out of) the review plan.
-    public func list(owner: String, collection: String?, inReviewPlan: Bool? = nil, limit: Int, offset: Int,
+    package func list(owner: String, collection: String?, inReviewPlan: Bool? = nil, limit: Int, offset: Int,
                      counting: Bool = true) async throws -> (documents: [Document], total: Int) {
         var binds = PostgresBindings()
         binds.append(owner)
@@ -116,7 +116,7 @@ public struct DocumentStore: Sendable {
     }
 
     /// Changes the given fields; nil when there is no such document of this owner.
-    public func update(id: UUID, owner: String, question: String?, answer: String?, metadata: String?,
+    package func update(id: UUID, owner: String, question: String?, answer: String?, metadata: String?,
                        inReviewPlan: Bool? = nil, collection: String? = nil) async throws -> Document? {
         let rows = try await client.query("""
             UPDATE documents SET question = coalesce(\(question), question), answer = coalesce(\(answer), answer),
@@ -131,7 +131,7 @@ public struct DocumentStore: Sendable {
 
     /// Deletes the document, its vector and its reviews together; false when there was none
     /// (of this owner, and in `collection` when given).
-    public func delete(id: UUID, owner: String, collection: String? = nil) async throws -> Bool {
+    package func delete(id: UUID, owner: String, collection: String? = nil) async throws -> Bool {
         try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 DELETE FROM documents WHERE id = \(id) AND owner = \(owner) AND (\(collection)::text IS NULL OR collection = \(collection))

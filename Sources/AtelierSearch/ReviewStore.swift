@@ -3,29 +3,29 @@ import Logging
 import PostgresNIO
 
 /// A scheduled review of a knowledge point, with the point's question and answer.
-public struct Review: Sendable, Equatable {
-    public var id: UUID
-    public var documentID: UUID
-    public var number: Int
+package struct Review: Sendable, Equatable {
+    package var id: UUID
+    package var documentID: UUID
+    package var number: Int
     /// The day it is due, `YYYY-MM-DD` (UTC).
-    public var date: String
-    public var completedAt: Date?
-    public var recallText: String?
-    public var question: String
-    public var answer: String
+    package var date: String
+    package var completedAt: Date?
+    package var recallText: String?
+    package var question: String
+    package var answer: String
 }
 
 /// `reviews` (migration 0011): spaced review of documents in a review plan. Reviews are made
 /// with their document (``DocumentStore/create(owner:collection:question:answer:metadata:inReviewPlan:reviewsAfterDays:)``),
 /// kept when it is edited and deleted with it (ON DELETE CASCADE). Every query is scoped to one owner.
-public struct ReviewStore: Sendable {
-    public let client: PostgresClient
-    public let logger: Logger
+package struct ReviewStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
 
     /// The Learn Assistant's plan: reviews 1, 3, 7, 14 and 30 days after a point is made.
-    public static let spacing = [1, 3, 7, 14, 30]
+    package static let spacing = [1, 3, 7, 14, 30]
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
@@ -56,7 +56,7 @@ public struct ReviewStore: Sendable {
 
     /// The owner's reviews not yet completed and due by today (UTC), of documents in `collection`
     /// that are in the review plan: earliest first, at most `limit`.
-    public func due(owner: String, collection: String, limit: Int = 500) async throws -> [Review] {
+    package func due(owner: String, collection: String, limit: Int = 500) async throws -> [Review] {
         let rows = try await client.query("""
             SELECT \(unescaped: Self.columns)
             FROM reviews r JOIN documents d ON d.id = r.document_id
@@ -71,7 +71,7 @@ public struct ReviewStore: Sendable {
     /// Marks the owner's review completed with what the user recalled. The first completion is
     /// kept: completing it again changes nothing (a client's retry is not an error). False when
     /// the owner has no such review in `collection`.
-    public func complete(id: UUID, owner: String, collection: String, recallText: String?) async throws -> Bool {
+    package func complete(id: UUID, owner: String, collection: String, recallText: String?) async throws -> Bool {
         let rows = try await client.query("""
             WITH target AS (
                 SELECT r.id FROM reviews r JOIN documents d ON d.id = r.document_id

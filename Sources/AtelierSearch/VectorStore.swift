@@ -8,33 +8,33 @@ enum VectorStoreError: Error, CustomStringConvertible {
 }
 
 /// A row of `indexed_items` as search returns it.
-public struct IndexedItem: Sendable, Equatable {
-    public var id: UUID
-    public var collection: String
-    public var sourceKind: String
-    public var sourceKey: String
-    public var jobID: UUID?
-    public var imagePath: String?
-    public var text: String
-    public var metadata: String
+package struct IndexedItem: Sendable, Equatable {
+    package var id: UUID
+    package var collection: String
+    package var sourceKind: String
+    package var sourceKey: String
+    package var jobID: UUID?
+    package var imagePath: String?
+    package var text: String
+    package var metadata: String
     /// Cosine similarity to the query mapped to 0…1 ((1 + cos) / 2 would hide how far apart
     /// unrelated texts are, so it is cos clamped at 0: 1 = same meaning, 0 = unrelated or opposite).
-    public var similarity: Double?
+    package var similarity: Double?
 }
 
 /// What to store: one source's text and its unit-length vector.
-public struct NewIndexedItem: Sendable {
-    public var owner: String
-    public var collection: String
-    public var sourceKind: String
-    public var sourceKey: String
-    public var jobID: UUID?
-    public var imagePath: String?
-    public var text: String
-    public var metadata: String
-    public var embedding: [Float]
+package struct NewIndexedItem: Sendable {
+    package var owner: String
+    package var collection: String
+    package var sourceKind: String
+    package var sourceKey: String
+    package var jobID: UUID?
+    package var imagePath: String?
+    package var text: String
+    package var metadata: String
+    package var embedding: [Float]
 
-    public init(owner: String, collection: String = "default", sourceKind: String, sourceKey: String, jobID: UUID? = nil,
+    package init(owner: String, collection: String = "default", sourceKind: String, sourceKey: String, jobID: UUID? = nil,
                 imagePath: String? = nil, text: String, metadata: String = "{}", embedding: [Float]) {
         self.owner = owner
         self.collection = collection
@@ -50,24 +50,24 @@ public struct NewIndexedItem: Sendable {
 
 /// Indexed items in PostgreSQL with pgvector (migration 0005): upsert by source, nearest
 /// neighbours by cosine distance on the HNSW index. Every query is scoped to one owner.
-public struct VectorStore: Sendable {
-    public let client: PostgresClient
-    public let logger: Logger
+package struct VectorStore: Sendable {
+    package let client: PostgresClient
+    package let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
     }
 
     /// pgvector's text form, `[0.1,0.2,…]`.
-    public static func literal(_ vector: [Float]) -> String {
+    package static func literal(_ vector: [Float]) -> String {
         "[" + vector.map { String($0) }.joined(separator: ",") + "]"
     }
 
     /// Inserts the item, or replaces the row of the same owner, collection and source key
     /// (re-indexing a source keeps its id). Returns the row's id.
     @discardableResult
-    public func upsert(_ item: NewIndexedItem) async throws -> UUID {
+    package func upsert(_ item: NewIndexedItem) async throws -> UUID {
         guard let id = try await upsert(item, onlyIfDocument: nil) else { throw VectorStoreError.noRowReturned }
         return id
     }
@@ -75,7 +75,7 @@ public struct VectorStore: Sendable {
     /// The same, but for a document's text: stored only while the owner's document `documentID`
     /// exists (its row is share-locked, so a delete running at the same moment either comes
     /// first — nothing is stored — or waits, then removes this vector too). nil: no document.
-    public func upsert(_ item: NewIndexedItem, onlyIfDocument documentID: UUID?) async throws -> UUID? {
+    package func upsert(_ item: NewIndexedItem, onlyIfDocument documentID: UUID?) async throws -> UUID? {
         let vector = Self.literal(item.embedding)
         let rows = try await client.query("""
             INSERT INTO indexed_items (id, owner, collection, source_kind, source_key, job_id, image_path, text, metadata, embedding)
@@ -95,7 +95,7 @@ public struct VectorStore: Sendable {
     /// The owner's `limit` items nearest to `query` (unit length), most similar first, within
     /// `collection` when given and at least `minSimilarity` similar.
     /// `sourceKind` ("image" | "text") keeps only items of that kind (nil: both).
-    public func search(owner: String, query: [Float], limit: Int, collection: String? = nil, sourceKind: String? = nil,
+    package func search(owner: String, query: [Float], limit: Int, collection: String? = nil, sourceKind: String? = nil,
                        minSimilarity: Double = 0) async throws -> [IndexedItem] {
         let vector = Self.literal(query)
         return try await client.withConnection { connection in
@@ -126,7 +126,7 @@ public struct VectorStore: Sendable {
 
     /// Deletes the owner's item with `sourceKey`; true when there was one.
     @discardableResult
-    public func delete(owner: String, collection: String = "default", sourceKey: String) async throws -> Bool {
+    package func delete(owner: String, collection: String = "default", sourceKey: String) async throws -> Bool {
         let rows = try await client.query(
             "DELETE FROM indexed_items WHERE owner = \(owner) AND collection = \(collection) AND source_key = \(sourceKey) RETURNING id",
             logger: logger)

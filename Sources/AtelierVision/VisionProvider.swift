@@ -2,7 +2,7 @@ import AtelierImaging
 
 /// Something that can describe a photo: `local` (composed from measurements, no network) or
 /// `openai` (an OpenAI-compatible chat-completions endpoint). Chosen by configuration.
-public protocol VisionProvider: Sendable {
+package protocol VisionProvider: Sendable {
     /// What the caption's `provider` field says ("atelier-local", "openai", …).
     var name: String { get }
     /// The model behind it, with a version.
@@ -15,61 +15,61 @@ public protocol VisionProvider: Sendable {
 }
 
 extension VisionProvider {
-    public func critique(_ request: CritiqueRequest) async throws(VisionError) -> AdvisorProse? { nil }
+    package func critique(_ request: CritiqueRequest) async throws(VisionError) -> AdvisorProse? { nil }
 }
 
 /// A photo as providers receive it: the upright pixels (already reduced to a working size)
 /// for measuring, and encoded bytes for providers that send the image elsewhere.
-public struct VisionInput: Sendable {
-    public var image: PixelBuffer
-    public var encoded: [UInt8]
-    public var mimeType: String
+package struct VisionInput: Sendable {
+    package var image: PixelBuffer
+    package var encoded: [UInt8]
+    package var mimeType: String
 
-    public init(image: PixelBuffer, encoded: [UInt8], mimeType: String) {
+    package init(image: PixelBuffer, encoded: [UInt8], mimeType: String) {
         (self.image, self.encoded, self.mimeType) = (image, encoded, mimeType)
     }
 }
 
-public struct Caption: Sendable, Codable, Equatable {
-    public var text: String
-    public var provider: String
-    public var model: String
+package struct Caption: Sendable, Codable, Equatable {
+    package var text: String
+    package var provider: String
+    package var model: String
     /// "high" | "medium" | "low": how strong the cues behind the caption are.
-    public var confidence: String
-    public var usage: TokenUsage?
+    package var confidence: String
+    package var usage: TokenUsage?
 
-    public init(text: String, provider: String, model: String, confidence: String, usage: TokenUsage? = nil) {
+    package init(text: String, provider: String, model: String, confidence: String, usage: TokenUsage? = nil) {
         (self.text, self.provider, self.model, self.confidence, self.usage) = (text, provider, model, confidence, usage)
     }
 }
 
 /// Token counts as an OpenAI-compatible API reports them.
-public struct TokenUsage: Sendable, Codable, Equatable {
-    public var prompt_tokens: Int
-    public var completion_tokens: Int
-    public var total_tokens: Int
+package struct TokenUsage: Sendable, Codable, Equatable {
+    package var prompt_tokens: Int
+    package var completion_tokens: Int
+    package var total_tokens: Int
 
-    public init(prompt_tokens: Int, completion_tokens: Int, total_tokens: Int) {
+    package init(prompt_tokens: Int, completion_tokens: Int, total_tokens: Int) {
         (self.prompt_tokens, self.completion_tokens, self.total_tokens) = (prompt_tokens, completion_tokens, total_tokens)
     }
 }
 
 /// Why a provider could not describe a photo. The message (``description``) is safe to show a
 /// client; `detail` — the provider's own error text, a library's error — is for the log only.
-public enum VisionError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum VisionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The provider failed, answered nonsense or timed out (the caption API's AI_001).
     case providerFailed(String, detail: String? = nil)
     /// The provider is misconfigured (missing key or URL): a start-up error.
     case configuration(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .providerFailed(let message, _), .configuration(let message): return message
         }
     }
 
     /// What the provider or library said, for the log.
-    public var detail: String? {
+    package var detail: String? {
         if case .providerFailed(_, let detail) = self { return detail }
         return nil
     }

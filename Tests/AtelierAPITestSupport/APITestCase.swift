@@ -37,10 +37,10 @@ open class APITestCase: DatabaseTestCase {
     open var runsWorker: Bool { true }
 
     /// Override to give the API and the worker the embedding model (search and `index`).
-    open var embeddingModel: MiniLMEncoder? { nil }
+    open var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(nil) }
 
     /// Override to caption with another provider (the worker's `caption` handler).
-    open var visionProvider: any VisionProvider { LocalVisionProvider() }
+    open var visionProvider: TestVisionProvider { TestVisionProvider(LocalVisionProvider()) }
 
     /// Override to offer kinds of the test's own: their contracts in the API's catalog and their
     /// handlers in the worker, beside the built-in ones.
@@ -78,7 +78,7 @@ open class APITestCase: DatabaseTestCase {
         let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
                                kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload] + moreKinds.map(\.kind)),
-                               blobs: blobs, encoder: embeddingModel, logger: logger, apps: Apps.all + [ConsoleApp()])
+                               blobs: blobs, encoder: embeddingModel.encoder, logger: logger, apps: Apps.all + [ConsoleApp()])
         var workerConfiguration = WorkerConfiguration()
         workerConfiguration.pollInterval = .milliseconds(200)
         workerConfiguration.drainTimeout = .seconds(1)
@@ -86,10 +86,10 @@ open class APITestCase: DatabaseTestCase {
         // suite would silently not run.
         workerConfiguration.exitIfDrainHangs = false
         var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512),
-                                                                                 CaptionHandler(blobs: blobs, provider: visionProvider),
-                                                                                 AnalysisHandler(blobs: blobs, provider: visionProvider),
+                                                                                 CaptionHandler(blobs: blobs, provider: visionProvider.provider),
+                                                                                 AnalysisHandler(blobs: blobs, provider: visionProvider.provider),
                                                                                  UploadHandler(blobs: blobs)]
-        if let embeddingModel { handlers.append(IndexHandler(encoder: embeddingModel, blobs: blobs, captioner: visionProvider)) }
+        if let encoder = embeddingModel.encoder { handlers.append(IndexHandler(encoder: encoder, blobs: blobs, captioner: visionProvider.provider)) }
         handlers += moreKinds.map(\.handler)
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),
                                 configuration: workerConfiguration, logger: logger)

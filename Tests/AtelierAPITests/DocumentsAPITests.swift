@@ -10,7 +10,7 @@ import XCTest
 /// found by meaning with the defaults (top 3, similarity ≥ 0.6); an edit re-indexes (the last
 /// text wins); delete removes the vector too; owners are isolated; bad input is named.
 final class DocumentsAPITests: APITestCase {
-    override var embeddingModel: MiniLMEncoder? { SearchAPITests.model }
+    override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(SearchAPITests.model) }
 
     override func setUp() async throws {
         guard SearchAPITests.model != nil else {
@@ -120,7 +120,7 @@ final class DocumentsAPITests: APITestCase {
 /// written: past the limit of jobs waiting or running, creating or editing a document is a 429
 /// and stores nothing.
 final class DocumentQuotaTests: APITestCase {
-    override var embeddingModel: MiniLMEncoder? { SearchAPITests.model }
+    override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(SearchAPITests.model) }
     override var runsWorker: Bool { false }
 
     override func configure(_ configuration: inout APIConfiguration) {

@@ -11,7 +11,7 @@ import XCTest
 final class SearchAPITests: APITestCase {
     static var model: MiniLMEncoder? { TestModel.encoder }
 
-    override var embeddingModel: MiniLMEncoder? { Self.model }
+    override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(Self.model) }
 
     override func setUp() async throws {
         guard Self.model != nil else {

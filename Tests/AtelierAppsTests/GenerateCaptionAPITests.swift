@@ -183,11 +183,11 @@ final class GenerateCaptionOpenAITests: CaptionAPITestCase {
         [.caption("A dragonfly rests on a thin stem against a soft green background.")]
             + Array(repeating: .error(500, "model crashed"), count: 8))
 
-    override var visionProvider: any VisionProvider {
+    override var visionProvider: TestVisionProvider {
         var configuration = OpenAIVisionProvider.Configuration(baseURL: Self.chat.baseURL, apiKey: "sk-test", model: "test-vision")
         configuration.maxRetries = 1
         configuration.backoff = .milliseconds(10)
-        return try! OpenAIVisionProvider(configuration)
+        return TestVisionProvider(try! OpenAIVisionProvider(configuration))
     }
 
     override func setUp() async throws {

@@ -33,7 +33,7 @@ class LearnAPITestCase: APITestCase {
     struct ErrorResponse: Codable { let error: String }
 
     var apple: TestAppleKeys!
-    override var embeddingModel: MiniLMEncoder? { TestModel.encoder }
+    override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(TestModel.encoder) }
     /// Whether the tests need the embedding model (sign-in alone does not).
     var requiresModel: Bool { true }
 

@@ -34,7 +34,7 @@ class MondrianFlowTestCase: APITestCase {
         let current_advisor: Int?; let total_advisors: Int?; let step_phase: String?; let error: String?
     }
 
-    override var embeddingModel: MiniLMEncoder? { TestModel.encoder }
+    override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(TestModel.encoder) }
 
     override func setUp() async throws {
         guard TestModel.encoder != nil else {

@@ -13,7 +13,7 @@ final class MondrianSearchAPITests: APITestCase {
     struct SearchResponse: Decodable { let query: String; let results: [SearchResult]; let total: Int }
     struct SearchResult: Decodable { let id: String; let job_id: String; let image_path: String; let caption: String; let similarity: Double }
 
-    override var embeddingModel: MiniLMEncoder? { TestModel.encoder }
+    override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(TestModel.encoder) }
 
     override func setUp() async throws {
         guard TestModel.encoder != nil else {

@@ -8,7 +8,7 @@ import XCTest
 /// items, most similar first — found by what they mean, not by shared words. Runs with the real
 /// model from `ATELIER_MODEL_DIR` (./ops/test installs it).
 final class SearchByMeaning: APITestCase {
-    override var embeddingModel: MiniLMEncoder? { TestModel.encoder }
+    override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(TestModel.encoder) }
 
     override func setUp() async throws {
         guard TestModel.encoder != nil else {

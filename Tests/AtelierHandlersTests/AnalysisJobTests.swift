@@ -71,10 +71,10 @@ final class AnalysisOpenAITests: APITestCase {
         .caption("I would rather not grade this."),
     ])
 
-    override var visionProvider: any VisionProvider {
+    override var visionProvider: TestVisionProvider {
         var configuration = OpenAIVisionProvider.Configuration(baseURL: Self.chat.baseURL, apiKey: "sk-test", model: "test-vision")
         configuration.maxRetries = 0
-        return try! OpenAIVisionProvider(configuration)
+        return TestVisionProvider(try! OpenAIVisionProvider(configuration))
     }
 
     override func setUp() async throws {

@@ -8,16 +8,16 @@ import Foundation
 /// Rendered as `{"error", "message", "details"?, "retryAfter"?, "requestId"?}` by ``ErrorMiddleware``,
 /// the one place errors become responses: a 429 repeats its `Retry-After` as `retryAfter` (whole
 /// seconds), a 500 names its request in `requestId` — the fleet app's conventions, for every client.
-public struct APIError: Error, Sendable, Equatable {
-    public var status: HTTPResponse.Status
-    public var name: String
-    public var message: String
-    public var details: [String: String]?
-    public var headers: HTTPFields
+package struct APIError: Error, Sendable, Equatable {
+    package var status: HTTPResponse.Status
+    package var name: String
+    package var message: String
+    package var details: [String: String]?
+    package var headers: HTTPFields
     /// The request a 500 happened in (the body's `requestId`).
-    public var requestID: String?
+    package var requestID: String?
 
-    public init(_ status: HTTPResponse.Status, _ name: String, _ message: String,
+    package init(_ status: HTTPResponse.Status, _ name: String, _ message: String,
                 details: [String: String]? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.name = name
@@ -26,7 +26,7 @@ public struct APIError: Error, Sendable, Equatable {
         self.headers = headers
     }
 
-    public static func validation(_ message: String, field: String? = nil) -> APIError {
+    package static func validation(_ message: String, field: String? = nil) -> APIError {
         APIError(.badRequest, "ValidationError", message, details: field.map { ["field": $0] })
     }
 
@@ -35,41 +35,41 @@ public struct APIError: Error, Sendable, Equatable {
         validation(error.message, field: error.field)
     }
 
-    public static func unauthenticated(_ message: String = "a credential is required: send X-App-Token or Authorization: Bearer") -> APIError {
+    package static func unauthenticated(_ message: String = "a credential is required: send X-App-Token or Authorization: Bearer") -> APIError {
         APIError(.unauthorized, "AuthenticationError", message, headers: [.wwwAuthenticate: "Bearer realm=\"atelier\""])
     }
 
-    public static func forbidden(_ message: String) -> APIError {
+    package static func forbidden(_ message: String) -> APIError {
         APIError(.forbidden, "AuthorizationError", message)
     }
 
-    public static func notFound(_ message: String) -> APIError {
+    package static func notFound(_ message: String) -> APIError {
         APIError(.notFound, "NotFoundError", message)
     }
 
-    public static func conflict(_ message: String) -> APIError {
+    package static func conflict(_ message: String) -> APIError {
         APIError(.conflict, "ConflictError", message)
     }
 
-    public static func tooLarge(limit: Int) -> APIError {
+    package static func tooLarge(limit: Int) -> APIError {
         APIError(.contentTooLarge, "PayloadTooLargeError", "the request body is larger than the limit of \(limit) bytes",
                  details: ["limit_bytes": String(limit)])
     }
 
-    public static func unsupportedMediaType(_ message: String) -> APIError {
+    package static func unsupportedMediaType(_ message: String) -> APIError {
         APIError(.unsupportedMediaType, "UnsupportedMediaTypeError", message)
     }
 
-    public static func rangeNotSatisfiable(size: Int) -> APIError {
+    package static func rangeNotSatisfiable(size: Int) -> APIError {
         APIError(.rangeNotSatisfiable, "RangeNotSatisfiableError", "the requested range is outside the \(size)-byte file",
                  headers: [.contentRange: "bytes */\(size)"])
     }
 
-    public static func unavailable(_ message: String) -> APIError {
+    package static func unavailable(_ message: String) -> APIError {
         APIError(.serviceUnavailable, "ServiceUnavailableError", message, headers: [.retryAfter: "5"])
     }
 
-    public static func `internal`(_ requestID: String = "") -> APIError {
+    package static func `internal`(_ requestID: String = "") -> APIError {
         var error = APIError(.internalServerError, "InternalServerError",
                              "something went wrong on our side" + (requestID.isEmpty ? "" : "; quote request id \(requestID)"))
         error.requestID = requestID.isEmpty ? nil : requestID
@@ -77,7 +77,7 @@ public struct APIError: Error, Sendable, Equatable {
     }
 
     /// Adds headers (e.g. rate-limit headers) to the error's response.
-    public func adding(_ fields: HTTPFields) -> APIError {
+    package func adding(_ fields: HTTPFields) -> APIError {
         var copy = self
         for field in fields where copy.headers[field.name] == nil { copy.headers.append(field) }
         return copy

@@ -4,10 +4,10 @@
 /// Read strictly: ASCII digits only, no sign, within `Int64` (checked without overflowing).
 /// Self-contained (no imports) so `./ops/fuzz` compiles it on its own — which is also why it is
 /// `public` rather than `package` (a lone file has no package name); AtelierApps reads it.
-public struct LastEventID: Equatable, Sendable {
-    public var eventID: Int64
+package struct LastEventID: Equatable, Sendable {
+    package var eventID: Int64
     /// 1…3 for `N.k`; nil for a plain `N`.
-    public var part: Int?
+    package var part: Int?
 
     enum Failure: Error, Equatable { case malformed }
 

@@ -7,8 +7,8 @@ import Synchronization
 /// Prometheus metrics of one API process: requests by route and status, request durations,
 /// and, refreshed at each scrape from the database, jobs by kind and state, queue depth and
 /// recent run times.
-public final class APIMetrics: Sendable {
-    public let registry = PrometheusCollectorRegistry()
+package final class APIMetrics: Sendable {
+    package let registry = PrometheusCollectorRegistry()
     private static let buckets: [Duration] = [
         .microseconds(250), .milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10),
         .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
@@ -26,7 +26,7 @@ public final class APIMetrics: Sendable {
     }
     private let series = Mutex<[SeriesKey: (requests: Counter, duration: DurationHistogram)]>([:])
 
-    public init() {}
+    package init() {}
 
     func recordRequest(method: String, route: String, status: Int, duration: Duration) {
         let key = SeriesKey(method: method, route: route, statusClass: status / 100)

@@ -53,7 +53,7 @@ public struct APIConfiguration: Sendable {
     /// `ATELIER_CHAT_PROVIDER=openai`: the Learn Assistant's chat answers through this
     /// OpenAI-compatible endpoint (`ATELIER_CHAT_BASE_URL`, `_API_KEY`, `_MODEL`, `_TIMEOUT`); nil
     /// (`local`, the default): the chat quotes the user's closest note and says no model wrote it.
-    public var chatModel: ChatCompletionsClient.Configuration?
+    package var chatModel: ChatCompletionsClient.Configuration?
     /// `ATELIER_RESULT_URL_TTL`: how long a result URL stays valid.
     public var resultURLLifetime: Duration = .seconds(3600)
     /// `ATELIER_MAX_UPLOAD_BYTES`: largest accepted request body (413 above it).
@@ -81,7 +81,7 @@ public struct APIConfiguration: Sendable {
     /// `ATELIER_LANE_PROBES`, `_PASSWORDS`, `_EMBEDDINGS`, `_CHAT` (`concurrency,queue`): the
     /// costly work a request may ask for runs in bounded lanes (``ServerLanes``); past a lane's
     /// places and line, `503` with `Retry-After` at once.
-    public var lanes = ServerLanes.Configuration()
+    package var lanes = ServerLanes.Configuration()
     /// `ATELIER_MAX_STREAMS`: open event streams per API process; `ATELIER_MAX_STREAMS_PER_OWNER`: per owner.
     public var maxStreams = 10_000
     public var maxStreamsPerOwner = 100
@@ -100,7 +100,7 @@ public struct APIConfiguration: Sendable {
     public var accessLog = true
     /// `ATELIER_IMAGE_MAX_PIXELS`, `ATELIER_IMAGE_MAX_SIDE`: what an uploaded image may be,
     /// checked from its header before it is stored (the workers check the same on decode).
-    public var imageLimits = ImageLimits()
+    package var imageLimits = ImageLimits()
     public var version = "0.0.0"
 
     public init() {}

@@ -4,22 +4,22 @@ import NIOCore
 import Synchronization
 
 /// Who is calling: the owner every job they create or read belongs to.
-public struct Principal: Sendable, Equatable {
-    public var owner: String
+package struct Principal: Sendable, Equatable {
+    package var owner: String
     /// The token's name, or `anonymous` under open access.
-    public var name: String
+    package var name: String
     /// The SHA-256 of the credential that proved it (nil under open access): the key of its
     /// rate limit, and how its open streams are found when it is revoked.
-    public var tokenHash: String?
+    package var tokenHash: String?
     /// Set when the credential is a user's access token: who, and in which role.
-    public var userID: UUID?
-    public var role: String?
+    package var userID: UUID?
+    package var role: String?
     /// No credential: open access, or an app listed in `ATELIER_ANONYMOUS_APPS`. Everyone without
     /// one shares the owner, so such a caller may create jobs and read one by its id (the id is
     /// the secret: 74 random bits), but not list, cancel or delete the owner's jobs.
-    public var isAnonymous = false
+    package var isAnonymous = false
 
-    public init(owner: String, name: String, tokenHash: String? = nil, userID: UUID? = nil, role: String? = nil) {
+    package init(owner: String, name: String, tokenHash: String? = nil, userID: UUID? = nil, role: String? = nil) {
         self.owner = owner
         self.name = name
         self.tokenHash = tokenHash
@@ -30,15 +30,15 @@ public struct Principal: Sendable, Equatable {
     /// The key of this caller's rate-limit budget: the user for a user's access token (however
     /// many tokens they hold: signing in again or refreshing mints a new one, never a new budget),
     /// else the credential (an app token); nil without one.
-    public var limitKey: String? {
+    package var limitKey: String? {
         if let userID { return Self.userLimitKey(userID) }
         return tokenHash.map { "token:" + $0 }
     }
 
     /// The budget of a user, wherever their requests come in (the core API, the apps' routes).
-    public static func userLimitKey(_ user: UUID) -> String { "user:" + user.uuidString.lowercased() }
+    package static func userLimitKey(_ user: UUID) -> String { "user:" + user.uuidString.lowercased() }
 
-    public static let anonymous: Principal = {
+    package static let anonymous: Principal = {
         var principal = Principal(owner: "anonymous", name: "anonymous")
         principal.isAnonymous = true
         return principal
@@ -48,7 +48,7 @@ public struct Principal: Sendable, Equatable {
     /// its own per app (`anonymous:mondrian`), so one app's anonymous callers share neither jobs,
     /// search results, quotas nor stream limits with another app's, nor with open access's
     /// `anonymous`.
-    public static func anonymous(app: String) -> Principal {
+    package static func anonymous(app: String) -> Principal {
         var principal = Principal(owner: "anonymous:" + app, name: "anonymous")
         principal.isAnonymous = true
         return principal
@@ -56,29 +56,29 @@ public struct Principal: Sendable, Equatable {
 }
 
 /// Per-request state shared by the middleware and the routes.
-public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let remoteAddress: SocketAddress?
+package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let remoteAddress: SocketAddress?
     /// Echoed from `X-Request-ID` or generated; set by ``RequestLogMiddleware``.
-    public var requestID: String = ""
+    package var requestID: String = ""
     /// Set by ``AuthMiddleware``; nil on public routes.
-    public var principal: Principal? {
+    package var principal: Principal? {
         didSet { shared.owner.withLock { $0 = principal?.owner } }
     }
     /// What inner middleware learns that outer middleware logs (contexts are values: an inner
     /// copy's changes do not flow back out).
     let shared = SharedRequestState()
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
     }
 
     /// Bodies are collected explicitly with the configured limit (see ``JobSubmission``).
-    public var maxUploadSize: Int { 64 * 1024 }
+    package var maxUploadSize: Int { 64 * 1024 }
 
     /// The authenticated caller; routes behind ``AuthMiddleware`` always have one.
-    public func requirePrincipal() throws -> Principal {
+    package func requirePrincipal() throws -> Principal {
         guard let principal else { throw APIError.unauthenticated() }
         return principal
     }
@@ -86,7 +86,7 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// The caller, who must have proven a credential: what the owner's jobs are as a whole
     /// (listing them, cancelling or deleting one) is not for anonymous callers, who all share
     /// their owner. 401 naming `what` otherwise.
-    public func requireCredential(for what: String) throws -> Principal {
+    package func requireCredential(for what: String) throws -> Principal {
         let principal = try requirePrincipal()
         guard !principal.isAnonymous else {
             throw APIError.unauthenticated("\(what) needs a credential (X-App-Token or Authorization: Bearer): "
@@ -96,7 +96,7 @@ public struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 
     /// The client's IP address, for rate limits of unauthenticated callers and access logs.
-    public var clientAddress: String {
+    package var clientAddress: String {
         remoteAddress?.ipAddress ?? "unknown"
     }
 }

@@ -23,13 +23,13 @@ import Synchronization
 public final class APIServer: Sendable {
     public let configuration: APIConfiguration
     public let queue: JobQueue
-    public let notifier: Notifier
+    package let notifier: Notifier
     public let blobs: any BlobStore
     public let signer: URLSigner
     /// Where clients download results: pre-signed on the object store (s3), or `/results/…` here.
-    public let links: DownloadLinks
-    public let metrics: APIMetrics
-    public let publicBase: PublicBaseURL
+    package let links: DownloadLinks
+    package let metrics: APIMetrics
+    package let publicBase: PublicBaseURL
     package let authenticator: Authenticator
     /// Users and their tokens (nil without `ATELIER_JWT_SECRET`).
     package let accounts: UserAccounts?
@@ -42,7 +42,7 @@ public final class APIServer: Sendable {
     /// The one way jobs are made (``JobIntake``), for every route that makes them.
     package let intake: JobIntake
     /// The bounded lanes of this process's costly request work (``ServerLanes``).
-    public let lanes: ServerLanes
+    package let lanes: ServerLanes
     /// Search by meaning, for every route that offers it.
     package let search: SearchService
     /// How often one may try to sign in, for every sign-in route (`ATELIER_LOGIN_RATE_LIMIT…`).
@@ -54,12 +54,17 @@ public final class APIServer: Sendable {
     /// Listen address index → the port it is bound to.
     private let bound = Mutex<[Int: Int]>([:])
 
+    /// The core API for an embedder: the job routes of `kinds`, accounts when
+    /// `configuration.jwtSecret` is set, results from `blobs` (a local directory by default).
+    /// Search needs the embedding model, which only the `atelier` executable wires in: here it
+    /// answers 503.
     public convenience init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
-                            blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger) throws {
-        try self.init(configuration: configuration, queue: queue, kinds: kinds, blobs: blobs, encoder: encoder, logger: logger, apps: [])
+                            blobs: (any BlobStore)? = nil, logger: Logger) throws {
+        try self.init(configuration: configuration, queue: queue, kinds: kinds, blobs: blobs, encoder: nil, logger: logger, apps: [])
     }
 
-    /// A server that also serves `apps` (the executable passes AtelierApps' facades).
+    /// A server with the embedding model (search, indexing) that also serves `apps` (the
+    /// executable passes AtelierApps' facades).
     package init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
                  blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger, apps: [any APIApp]) throws {
         try Self.checkAnonymousApps(configuration.anonymousApps, offered: apps)
@@ -111,7 +116,7 @@ public final class APIServer: Sendable {
     }
 
     /// The router with every route and middleware.
-    public func makeRouter() throws -> Router<APIRequestContext> {
+    package func makeRouter() throws -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger, accessLog: configuration.accessLog, metrics: metrics))
         router.add(middleware: DatabaseOutageMiddleware(notifier: notifier))

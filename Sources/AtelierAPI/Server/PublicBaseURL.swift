@@ -9,7 +9,7 @@ import Synchronization
 /// the real port once the server is bound (`:0` picks a free port, as tests and benchmarks do).
 /// A base built on a trusted `Host` takes its scheme and path from `ATELIER_PUBLIC_URL`, `http`
 /// and none without it. An unlisted or malformed `Host` is never written into an answer.
-public final class PublicBaseURL: Sendable {
+package final class PublicBaseURL: Sendable {
     private let storage: Mutex<String>
     private let trusted: TrustedHosts
     /// Scheme and path prefix of a base built on a trusted `Host` (`http`, ``).
@@ -27,15 +27,15 @@ public final class PublicBaseURL: Sendable {
     }
 
     /// The configured base (no request: logs, start-up messages).
-    public var configured: String { storage.withLock { $0 } }
+    package var configured: String { storage.withLock { $0 } }
 
     /// The base for the answer to `request`.
-    public func value(for request: Request) -> String {
+    package func value(for request: Request) -> String {
         value(host: request.head.authority)
     }
 
     /// The base for a request whose `Host` is `host`.
-    public func value(host: String?) -> String {
+    package func value(host: String?) -> String {
         guard let authority = trusted.match(host) else { return configured }
         return "\(scheme)://\(authority)\(path)"
     }

@@ -5,16 +5,16 @@ import PostgresNIO
 /// The Apple identity tokens already spent on a sign-in (`apple_identity_uses`, migration
 /// 0015), each kept until it expires. An identity token is good for minutes and carries no nonce
 /// of ours: replayed, it minted a new session each time. Now it is good for one sign-in.
-public struct AppleIdentityUses: Sendable {
+package struct AppleIdentityUses: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         (self.client, self.logger) = (client, logger)
     }
 
     /// True when `token` had not been used before (it is now); false for a replay.
-    public func spend(_ token: String, expiresAt: Date) async throws -> Bool {
+    package func spend(_ token: String, expiresAt: Date) async throws -> Bool {
         let rows = try await client.query("""
             INSERT INTO apple_identity_uses (token_hash, expires_at) VALUES (\(SecretDigest.hex(token)), \(expiresAt))
             ON CONFLICT (token_hash) DO NOTHING

@@ -12,18 +12,18 @@ import NIOCore
 /// fetch (before, the actor's reentrancy let each start its own 10-second fetch while Apple was
 /// slow or down). A fetch that fails is not tried again for ``failureBackoff``: meanwhile
 /// sign-ins are refused at once (or use the keys already held).
-public actor AppleKeys {
-    public enum Source: Sendable, Equatable {
+package actor AppleKeys {
+    package enum Source: Sendable, Equatable {
         case url(String)
         case file(String)
 
         /// A URL for `http(s)://…`, otherwise a file path.
-        public init(_ text: String) {
+        package init(_ text: String) {
             self = text.hasPrefix("https://") || text.hasPrefix("http://") ? .url(text) : .file(text)
         }
     }
 
-    public static let appleURL = "https://appleid.apple.com/auth/keys"
+    package static let appleURL = "https://appleid.apple.com/auth/keys"
 
     let source: Source
     let minimumRefetch: Duration
@@ -37,7 +37,7 @@ public actor AppleKeys {
     package private(set) var fetches = 0
     package private(set) var joined = 0
 
-    public init(source: Source = .url(AppleKeys.appleURL), minimumRefetch: Duration = .seconds(60),
+    package init(source: Source = .url(AppleKeys.appleURL), minimumRefetch: Duration = .seconds(60),
                 failureBackoff: Duration = .seconds(5)) {
         (self.source, self.minimumRefetch, self.failureBackoff) = (source, minimumRefetch, failureBackoff)
     }

@@ -5,29 +5,29 @@ import JWTKit
 /// (``AppleKeys``), issued by `https://appleid.apple.com`, for one of our apps (`aud` ∈
 /// `ATELIER_APPLE_AUDIENCES`, their bundle ids), not expired, with a subject. Every failure is
 /// the same ``AccountError/invalidToken(_:)``.
-public struct AppleSignIn: Sendable {
-    public struct Identity: Sendable, Equatable {
+package struct AppleSignIn: Sendable {
+    package struct Identity: Sendable, Equatable {
         /// Apple's stable user id for our team (`sub`).
-        public var subject: String
-        public var email: String?
-        public var emailVerified: Bool
+        package var subject: String
+        package var email: String?
+        package var emailVerified: Bool
         /// When the identity token expires: until then it is remembered as spent.
-        public var expiresAt: Date
+        package var expiresAt: Date
 
-        public init(subject: String, email: String?, emailVerified: Bool, expiresAt: Date = .distantFuture) {
+        package init(subject: String, email: String?, emailVerified: Bool, expiresAt: Date = .distantFuture) {
             (self.subject, self.email, self.emailVerified, self.expiresAt) = (subject, email, emailVerified, expiresAt)
         }
     }
 
-    public let audiences: Set<String>
+    package let audiences: Set<String>
     let keys: AppleKeys
 
-    public init(audiences: [String], keys: AppleKeys = AppleKeys()) {
+    package init(audiences: [String], keys: AppleKeys = AppleKeys()) {
         self.audiences = Set(audiences)
         self.keys = keys
     }
 
-    public func verify(_ token: String) async throws(AccountError) -> Identity {
+    package func verify(_ token: String) async throws(AccountError) -> Identity {
         let invalid = AccountError.invalidToken("Invalid identity token")
         guard !audiences.isEmpty, token.utf8.count <= 8192, AccessTokens.looksLikeJWT(token) else { throw invalid }
         do {

@@ -9,20 +9,20 @@ import Foundation
 /// raised later and old hashes still verify. Checks compare in constant time, and a check against
 /// no stored hash costs the same as a real one (``verify(_:against:)`` with nil): an unknown email
 /// and a wrong password take the same time.
-public struct PasswordHasher: Sendable {
-    public var logRounds: Int
-    public var blockSize: Int
-    public var parallelism: Int
+package struct PasswordHasher: Sendable {
+    package var logRounds: Int
+    package var blockSize: Int
+    package var parallelism: Int
 
-    public static let minimumLength = 8
-    public static let maximumBytes = 1024
+    package static let minimumLength = 8
+    package static let maximumBytes = 1024
 
-    public init(logRounds: Int = 15, blockSize: Int = 8, parallelism: Int = 1) {
+    package init(logRounds: Int = 15, blockSize: Int = 8, parallelism: Int = 1) {
         (self.logRounds, self.blockSize, self.parallelism) = (logRounds, blockSize, parallelism)
     }
 
     /// Refuses passwords too short to be worth hashing, or long enough to be a denial of service.
-    public static func validate(_ password: String) throws(AccountError) {
+    package static func validate(_ password: String) throws(AccountError) {
         guard password.count >= minimumLength else {
             throw .invalidArgument("a password needs at least \(minimumLength) characters")
         }
@@ -31,7 +31,7 @@ public struct PasswordHasher: Sendable {
         }
     }
 
-    public func hash(_ password: String) throws -> String {
+    package func hash(_ password: String) throws -> String {
         try Self.validate(password)
         var salt = [UInt8](repeating: 0, count: 16)
         var random = SystemRandomNumberGenerator()
@@ -43,7 +43,7 @@ public struct PasswordHasher: Sendable {
 
     /// Whether `password` matches `stored`. With no stored hash (an unknown email, a user who
     /// signs in with Apple only) it does the same work against a fixed hash and answers false.
-    public func verify(_ password: String, against stored: String?) -> Bool {
+    package func verify(_ password: String, against stored: String?) -> Bool {
         guard password.utf8.count <= Self.maximumBytes else { return false }
         let parts = (stored ?? dummy).split(separator: "$").map(String.init)
         guard parts.count == 6, parts[0] == "scrypt",

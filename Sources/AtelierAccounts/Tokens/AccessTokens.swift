@@ -5,15 +5,15 @@ import JWTKit
 /// for ``lifetime`` (an hour). Verifying checks the signature (only HS256 with our key: the
 /// `alg` of the header cannot choose another), the expiry and the claims' shape; whether the
 /// token was revoked (logout, a disabled user) is ``AccessRevocations``'s question.
-public struct AccessTokens: Sendable {
-    public let lifetime: Duration
+package struct AccessTokens: Sendable {
+    package let lifetime: Duration
     private let keys: JWTKeyCollection
     /// The key goes into the collection (an actor) once, before the first sign or verify.
     private let keyAdded: Task<Void, Never>
 
-    public static let minimumSecretBytes = 32
+    package static let minimumSecretBytes = 32
 
-    public init(secret: String, lifetime: Duration = .seconds(3600)) throws(AccountError) {
+    package init(secret: String, lifetime: Duration = .seconds(3600)) throws(AccountError) {
         guard secret.utf8.count >= Self.minimumSecretBytes else {
             throw .configuration("ATELIER_JWT_SECRET must be at least \(Self.minimumSecretBytes) bytes (it has \(secret.utf8.count))")
         }
@@ -27,7 +27,7 @@ public struct AccessTokens: Sendable {
     /// sign-in: now; a refresh: the session's start). Its claims say when it expires — after
     /// ``lifetime``, or when the session reaches `sessionMaxAge`, whichever is sooner — and what
     /// logout revokes. A session already past its maximum age → ``AccountError/invalidToken(_:)``.
-    public func issue(for user: User, audience: AccessAudience, signedInAt: Date? = nil, sessionMaxAge: Duration? = nil,
+    package func issue(for user: User, audience: AccessAudience, signedInAt: Date? = nil, sessionMaxAge: Duration? = nil,
                       now: Date = Date()) async throws -> (token: String, claims: AccessClaims) {
         let issued = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let start = Date(timeIntervalSince1970: (signedInAt ?? issued).timeIntervalSince1970.rounded(.down))
@@ -50,7 +50,7 @@ public struct AccessTokens: Sendable {
     /// The claims of a token we signed (`iss` atelier) that has not expired and was issued for
     /// one of `audiences`, or ``AccountError/invalidToken(_:)``. A token without `aud` (issued
     /// before issue 29) is refused: its user signs in again.
-    public func verify(_ token: String, audiences: Set<AccessAudience> = Set(AccessAudience.allCases)) async throws(AccountError) -> AccessClaims {
+    package func verify(_ token: String, audiences: Set<AccessAudience> = Set(AccessAudience.allCases)) async throws(AccountError) -> AccessClaims {
         guard token.utf8.count <= 4096 else { throw .invalidToken("Token expired or invalid") }
         await keyAdded.value
         let claims: AccessClaims
@@ -66,7 +66,7 @@ public struct AccessTokens: Sendable {
 
     /// Whether a token's `exp` has passed, read without trusting the token: only to tell a client
     /// "expired" from "invalid" after ``verify(_:)`` refused it.
-    public static func hasExpired(_ token: String, now: Date = Date()) -> Bool {
+    package static func hasExpired(_ token: String, now: Date = Date()) -> Bool {
         let parts = token.split(separator: ".")
         guard parts.count == 3, let data = PasswordHasher.data(base64url: String(parts[1])),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -76,7 +76,7 @@ public struct AccessTokens: Sendable {
 
     /// Whether `credential` has a JWT's shape (three base64url parts): such credentials are
     /// access tokens, anything else an app token.
-    public static func looksLikeJWT(_ credential: String) -> Bool {
+    package static func looksLikeJWT(_ credential: String) -> Bool {
         credential.hasPrefix("eyJ") && credential.utf8.reduce(0) { $1 == UInt8(ascii: ".") ? $0 + 1 : $0 } == 2
     }
 }

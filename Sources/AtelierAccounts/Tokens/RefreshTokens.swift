@@ -14,20 +14,20 @@ import PostgresNIO
 /// HMAC of it under a server key (``successor(of:)``), so it can be answered again without
 /// being stored in the clear — as long as that successor is unspent. Before, the retry ended the
 /// family and logged the user out.
-public struct RefreshTokens: Sendable {
-    public let client: PostgresClient
-    public let lifetime: Duration
-    public let reuseWindow: Duration
+package struct RefreshTokens: Sendable {
+    package let client: PostgresClient
+    package let lifetime: Duration
+    package let reuseWindow: Duration
     /// No family outlives this from its sign-in (`signed_in_at`, migration 0014), however often
     /// it is rotated: its tokens expire then, and the access tokens issued with them too.
-    public let sessionMaxAge: Duration
+    package let sessionMaxAge: Duration
     let logger: Logger
     private let successorKey: SymmetricKey
 
-    public static let prefix = "atr_"
+    package static let prefix = "atr_"
 
     /// `secret`: the server's (`ATELIER_JWT_SECRET`); successors are derived from it.
-    public init(client: PostgresClient, secret: String, lifetime: Duration = .seconds(30 * 24 * 3600),
+    package init(client: PostgresClient, secret: String, lifetime: Duration = .seconds(30 * 24 * 3600),
                 reuseWindow: Duration = .seconds(30), sessionMaxAge: Duration = .seconds(30 * 24 * 3600), logger: Logger) {
         (self.client, self.lifetime, self.reuseWindow, self.logger) = (client, lifetime, reuseWindow, logger)
         self.sessionMaxAge = sessionMaxAge
@@ -41,15 +41,15 @@ public struct RefreshTokens: Sendable {
 
     /// What a rotation gives: the user, the next token, when it expires, and when its family
     /// signed in (the session's start, for the access token issued with it).
-    public struct Rotated: Sendable {
-        public var userID: UUID
-        public var token: String
-        public var expiresAt: Date
-        public var signedInAt: Date
+    package struct Rotated: Sendable {
+        package var userID: UUID
+        package var token: String
+        package var expiresAt: Date
+        package var signedInAt: Date
     }
 
     /// A new token for `userID`, in a new family (a sign-in).
-    public func issue(for userID: UUID) async throws -> (token: String, expiresAt: Date) {
+    package func issue(for userID: UUID) async throws -> (token: String, expiresAt: Date) {
         let token = Self.make()
         let rows = try await client.query("""
             INSERT INTO refresh_tokens (token_hash, user_id, family, signed_in_at, expires_at)
@@ -64,7 +64,7 @@ public struct RefreshTokens: Sendable {
     /// Spends `token` and returns its user and the next token of its family. A token that is
     /// unknown, expired, revoked, or whose user is disabled → ``AccountError/invalidToken(_:)``;
     /// one already spent also revokes its family.
-    public func rotate(_ token: String) async throws -> Rotated {
+    package func rotate(_ token: String) async throws -> Rotated {
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 128 else { throw AccountError.invalidToken("Invalid refresh token") }
         let hash = SecretDigest.hex(token)
         let next = successor(of: token)
@@ -122,7 +122,7 @@ public struct RefreshTokens: Sendable {
     }
 
     /// Revokes every refresh token of a user (logout everywhere, a disabled user).
-    public static func revokeAll(of userID: UUID, client: PostgresClient, logger: Logger) async throws {
+    package static func revokeAll(of userID: UUID, client: PostgresClient, logger: Logger) async throws {
         _ = try await client.query("UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = \(userID) AND revoked_at IS NULL",
                                    logger: logger)
     }

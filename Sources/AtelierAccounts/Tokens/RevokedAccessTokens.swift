@@ -5,18 +5,18 @@ import PostgresNIO
 /// Access tokens revoked before they expire (`revoked_access_tokens`, migration 0010): logout
 /// writes the token's `jti` here, kept until the token would have expired anyway. The insert
 /// notifies `atelier_tokens` with `jti:<id>`, so every API process refuses it at once.
-public struct RevokedAccessTokens: Sendable {
-    public let client: PostgresClient
+package struct RevokedAccessTokens: Sendable {
+    package let client: PostgresClient
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    package init(client: PostgresClient, logger: Logger) {
         (self.client, self.logger) = (client, logger)
     }
 
     /// Revokes the token; true when this call did (false: it was revoked already). One
     /// statement, so of concurrent refreshes of one token exactly one spends it.
     @discardableResult
-    public func revoke(_ claims: AccessClaims) async throws -> Bool {
+    package func revoke(_ claims: AccessClaims) async throws -> Bool {
         guard let jti = claims.tokenID else { return false }
         // Tokens that have expired need no revocation any more: each revocation clears them (by
         // the expiry index, migration 0014), so the table holds at most an access token's
@@ -34,14 +34,14 @@ public struct RevokedAccessTokens: Sendable {
 
     /// Revoked tokens that have not expired: what an API process loads when it starts or its
     /// listener reconnects.
-    public func live() async throws -> [UUID: Date] {
+    package func live() async throws -> [UUID: Date] {
         var revoked: [UUID: Date] = [:]
         let rows = try await client.query("SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()", logger: logger)
         for try await (jti, expiresAt) in rows.decode((UUID, Date).self) { revoked[jti] = expiresAt }
         return revoked
     }
 
-    public func isRevoked(_ jti: UUID) async throws -> Bool {
+    package func isRevoked(_ jti: UUID) async throws -> Bool {
         for try await _ in try await client.query("SELECT 1 FROM revoked_access_tokens WHERE jti = \(jti)", logger: logger) {
             return true
         }

@@ -5,8 +5,8 @@ import PostgresNIO
 
 /// Users in PostgreSQL (`users`, migration 0010). Emails are unique without regard to case and
 /// kept as given; lookups lowercase both sides.
-public struct UserStore: Sendable {
-    public let client: PostgresClient
+package struct UserStore: Sendable {
+    package let client: PostgresClient
     let logger: Logger
     let hasher: PasswordHasher
     /// Where scrypt runs (~0.1 s of CPU and 32 MiB each): a bounded lane of its own, never the
@@ -14,14 +14,14 @@ public struct UserStore: Sendable {
     /// lane; tools and tests get one of their own.
     let passwords: WorkLane
 
-    public init(client: PostgresClient, hasher: PasswordHasher = PasswordHasher(), logger: Logger,
+    package init(client: PostgresClient, hasher: PasswordHasher = PasswordHasher(), logger: Logger,
                 passwords: WorkLane = WorkLane(name: "password checks", concurrency: 2, queueLimit: 64)) {
         (self.client, self.hasher, self.logger, self.passwords) = (client, hasher, logger, passwords)
     }
 
     /// Makes a user. `password` nil: the user cannot sign in with a password (Apple only, or
     /// until an operator sets one).
-    public func create(email: String?, name: String = "", role: String = "user", permissions: [String] = [],
+    package func create(email: String?, name: String = "", role: String = "user", permissions: [String] = [],
                        password: String? = nil, appleSubject: String? = nil) async throws -> User {
         let email = try email.map(Self.normalized(email:))
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -50,23 +50,23 @@ public struct UserStore: Sendable {
         throw AccountError.notFound("the new user was not returned")
     }
 
-    public func find(id: UUID) async throws -> User? {
+    package func find(id: UUID) async throws -> User? {
         try await first("SELECT \(Self.columns) FROM users WHERE id = $1", id)
     }
 
-    public func find(email: String) async throws -> User? {
+    package func find(email: String) async throws -> User? {
         guard let email = try? Self.normalized(email: email) else { return nil }
         return try await first("SELECT \(Self.columns) FROM users WHERE lower(email) = lower($1)", email)
     }
 
-    public func find(appleSubject: String) async throws -> User? {
+    package func find(appleSubject: String) async throws -> User? {
         try await first("SELECT \(Self.columns) FROM users WHERE apple_sub = $1", appleSubject)
     }
 
     /// The user whose email and password these are, or ``AccountError/invalidCredentials`` —
     /// the same error, after the same work, for an unknown email, a wrong password, a user
     /// without a password and a disabled user.
-    public func authenticate(email: String, password: String) async throws -> User {
+    package func authenticate(email: String, password: String) async throws -> User {
         let row = try await passwordRow(email: email)
         let (hasher, hash) = (self.hasher, row?.hash)
         let matches = try await passwords.run { hasher.verify(password, against: hash) }
@@ -79,7 +79,7 @@ public struct UserStore: Sendable {
     /// (`email_verified`) and the user is no operator (`admin`): an Apple account is never a
     /// second, unthrottled road to the operator routes. Otherwise the new user keeps no email
     /// rather than take another's. A disabled user → ``AccountError/invalidToken(_:)``.
-    public func signIn(apple identity: AppleSignIn.Identity) async throws -> User {
+    package func signIn(apple identity: AppleSignIn.Identity) async throws -> User {
         if let user = try await find(appleSubject: identity.subject) { return try Self.enabled(user) }
         if let email = identity.email, identity.emailVerified, let existing = try await find(email: email),
            existing.appleSubject == nil, !existing.isAdmin {
@@ -103,7 +103,7 @@ public struct UserStore: Sendable {
         return user
     }
 
-    public func list() async throws -> [User] {
+    package func list() async throws -> [User] {
         var users: [User] = []
         for try await row in try await client.query(PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM users ORDER BY created_at, id"),
                                                     logger: logger) {
@@ -115,7 +115,7 @@ public struct UserStore: Sendable {
     /// Disables a user: no new sign-in or refresh, and (through the notification the change
     /// raises) every API process stops accepting the user's access tokens at once.
     @discardableResult
-    public func disable(email: String) async throws -> User {
+    package func disable(email: String) async throws -> User {
         guard let user = try await find(email: email) else { throw AccountError.notFound("no user has the email '\(email)'") }
         _ = try await client.query("UPDATE users SET disabled_at = coalesce(disabled_at, now()), updated_at = now() WHERE id = \(user.id)",
                                    logger: logger)
@@ -123,7 +123,7 @@ public struct UserStore: Sendable {
     }
 
     /// Ids of disabled users: what API processes refuse tokens of.
-    public func disabledIDs() async throws -> Set<UUID> {
+    package func disabledIDs() async throws -> Set<UUID> {
         var ids = Set<UUID>()
         for try await id in try await client.query("SELECT id FROM users WHERE disabled_at IS NOT NULL", logger: logger).decode(UUID.self) {
             ids.insert(id)

@@ -3,8 +3,8 @@
 /// PostgresNIO speaks only the extended query protocol, which runs one statement per
 /// message, so a migration file is sent statement by statement (inside one transaction).
 /// Understands `--` and `/* */` comments, 'strings', "identifiers" and $tag$ dollar quotes$tag$.
-public enum SQLScript {
-    public static func statements(in script: String) -> [String] {
+package enum SQLScript {
+    package static func statements(in script: String) -> [String] {
         let chars = Array(script.unicodeScalars)
         var statements: [String] = []
         var current = String.UnicodeScalarView()

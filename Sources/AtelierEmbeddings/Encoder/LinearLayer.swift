@@ -1,7 +1,7 @@
 import CAtelierEmbeddingKernels
 
 /// How the encoder multiplies matrices.
-public enum MatrixKernel: String, Sendable {
+package enum MatrixKernel: String, Sendable {
     /// Weights packed once at load into 32-output panels, multiplied by our AVX-512 kernel:
     /// no per-call packing, bias/residual/GELU fused into the store (x86-64 with AVX-512).
     case packed
@@ -9,7 +9,7 @@ public enum MatrixKernel: String, Sendable {
     case blas
 
     /// `packed` where the CPU runs it, else `blas`.
-    public static var preferred: MatrixKernel { aek_packed_supported() != 0 ? .packed : .blas }
+    package static var preferred: MatrixKernel { aek_packed_supported() != 0 ? .packed : .blas }
 }
 
 /// One linear layer, `y = x·Wᵀ + b`, with its weights laid out for `kernel`. Owns that copy

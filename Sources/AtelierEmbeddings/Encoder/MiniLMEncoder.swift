@@ -7,15 +7,15 @@ import Foundation
 /// the real tokens → L2 normalisation. Linear layers run on weights packed once at load
 /// (``MatrixKernel``), split across cores; a batch is padded to its longest text.
 /// Immutable after loading: share one instance.
-public final class MiniLMEncoder: Sendable {
-    public let configuration: MiniLMConfiguration
-    public let tokenizer: WordPieceTokenizer
-    public let kernel: MatrixKernel
+package final class MiniLMEncoder: Sendable {
+    package let configuration: MiniLMConfiguration
+    package let tokenizer: WordPieceTokenizer
+    package let kernel: MatrixKernel
     private let file: SafeTensors
     private let embeddings: Embeddings
     private let layers: [Layer]
 
-    public var dimension: Int { configuration.hiddenSize }
+    package var dimension: Int { configuration.hiddenSize }
 
     struct Norm: @unchecked Sendable {
         let gamma: UnsafeBufferPointer<Float>, beta: UnsafeBufferPointer<Float>
@@ -35,13 +35,13 @@ public final class MiniLMEncoder: Sendable {
     }
 
     /// Caps the cores one embedding call uses (process-wide); 0 means all.
-    public static func limitThreads(to count: Int) {
+    package static func limitThreads(to count: Int) {
         EmbeddingConcurrency.limit(to: count)
     }
 
     /// Loads `model.safetensors`, `vocab.txt`, `config.json` and `sentence_bert_config.json`
     /// from `directory` (ATELIER_MODEL_DIR) and lays the linear weights out for `kernel`.
-    public init(modelDirectory directory: URL, kernel: MatrixKernel = .preferred) throws(EmbeddingError) {
+    package init(modelDirectory directory: URL, kernel: MatrixKernel = .preferred) throws(EmbeddingError) {
         for name in ["model.safetensors", "vocab.txt", "config.json"]
         where !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) {
             throw .missingFile("the embedding model is not at \(directory.path): \(name) is missing (set ATELIER_MODEL_DIR to the folder holding model.safetensors, vocab.txt and config.json; ./ops/run installs it)")
@@ -83,13 +83,13 @@ public final class MiniLMEncoder: Sendable {
     }
 
     /// Token ids as the model sees them: `[CLS]` … `[SEP]`, at most `maxSequenceLength`.
-    public func tokenIDs(_ text: String) -> [Int32] {
+    package func tokenIDs(_ text: String) -> [Int32] {
         tokenizer.encode(text, maxLength: configuration.maxSequenceLength)
     }
 
     /// Unit-length embeddings of `texts`, in order. Texts are grouped by length into batches of
     /// up to `batchSize`, so padding to a batch's longest text costs little.
-    public func embed(_ texts: [String], batchSize: Int = 32) -> [[Float]] {
+    package func embed(_ texts: [String], batchSize: Int = 32) -> [[Float]] {
         let ids = texts.map(tokenIDs)
         let order = ids.indices.sorted { ids[$0].count < ids[$1].count }
         var vectors = [[Float]](repeating: [], count: ids.count)
@@ -100,7 +100,7 @@ public final class MiniLMEncoder: Sendable {
         return vectors
     }
 
-    public func embed(_ text: String) -> [Float] { embed([text])[0] }
+    package func embed(_ text: String) -> [Float] { embed([text])[0] }
 
     /// Rows (texts × padded length) one forward pass works on at most: 128 per core. Larger
     /// batches run as several passes so activations stay in the per-core caches (measured at
@@ -109,7 +109,7 @@ public final class MiniLMEncoder: Sendable {
     static var rowsPerPass: Int { 128 * Int(aek_threads()) }
 
     /// Embeddings of already tokenised texts (each with `[CLS]`/`[SEP]`).
-    public func embed(ids batch: [[Int32]]) -> [[Float]] {
+    package func embed(ids batch: [[Int32]]) -> [[Float]] {
         var vectors: [[Float]] = []
         vectors.reserveCapacity(batch.count)
         var start = 0

@@ -3,19 +3,19 @@ import Foundation
 /// The sizes a BERT-family checkpoint declares (`config.json`) and the sequence limit
 /// sentence-transformers uses (`sentence_bert_config.json`'s `max_seq_length`, 256 for
 /// all-MiniLM-L6-v2 — not tokenizer.json's 128).
-public struct MiniLMConfiguration: Sendable, Equatable {
-    public var hiddenSize = 384
-    public var heads = 12
-    public var layers = 6
-    public var intermediateSize = 1536
-    public var layerNormEpsilon: Float = 1e-12
-    public var maxPositions = 512
-    public var vocabularySize = 30522
-    public var maxSequenceLength = 256
+package struct MiniLMConfiguration: Sendable, Equatable {
+    package var hiddenSize = 384
+    package var heads = 12
+    package var layers = 6
+    package var intermediateSize = 1536
+    package var layerNormEpsilon: Float = 1e-12
+    package var maxPositions = 512
+    package var vocabularySize = 30522
+    package var maxSequenceLength = 256
 
-    public init() {}
+    package init() {}
 
-    public init(modelDirectory directory: URL) throws(EmbeddingError) {
+    package init(modelDirectory directory: URL) throws(EmbeddingError) {
         let configURL = directory.appendingPathComponent("config.json")
         guard let data = try? Data(contentsOf: configURL) else { throw .missingFile("cannot read \(configURL.path)") }
         guard let config = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {

@@ -7,18 +7,18 @@ import Glibc
 /// tensor's dtype, shape and byte range, then the raw little-endian data. The file is memory
 /// mapped (mmap, read-only), never copied; tensors are views into it, checked against the
 /// file's size, valid as long as this object lives.
-public final class SafeTensors: @unchecked Sendable {
-    public struct Tensor {
-        public let shape: [Int]
+package final class SafeTensors: @unchecked Sendable {
+    package struct Tensor {
+        package let shape: [Int]
         /// The tensor's floats, row-major, inside the mapped file.
-        public let values: UnsafeBufferPointer<Float>
+        package let values: UnsafeBufferPointer<Float>
     }
 
     private let base: UnsafeRawPointer
     private let size: Int
     private let entries: [String: (dtype: String, shape: [Int], start: Int, end: Int)]
 
-    public init(contentsOf url: URL) throws(EmbeddingError) {
+    package init(contentsOf url: URL) throws(EmbeddingError) {
         let descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else { throw .missingFile("cannot open \(url.path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -66,10 +66,10 @@ public final class SafeTensors: @unchecked Sendable {
         return entries
     }
 
-    public var names: [String] { Array(entries.keys) }
+    package var names: [String] { Array(entries.keys) }
 
     /// The F32 tensor `name`, checked to have `shape`.
-    public func tensor(_ name: String, shape: [Int]) throws(EmbeddingError) -> Tensor {
+    package func tensor(_ name: String, shape: [Int]) throws(EmbeddingError) -> Tensor {
         guard let entry = entries[name] else { throw .invalidModel("the model has no tensor \(name)") }
         guard entry.dtype == "F32" else { throw .invalidModel("\(name) is \(entry.dtype); only F32 is supported") }
         guard entry.shape == shape else { throw .invalidModel("\(name) has shape \(entry.shape), expected \(shape)") }

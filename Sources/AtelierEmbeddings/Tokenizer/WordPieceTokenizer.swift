@@ -5,13 +5,13 @@ import Foundation
 /// each word greedily into the longest vocabulary pieces, continuations prefixed `##`; a word
 /// with no split (or longer than 100 characters) is `[UNK]`. Encoding adds `[CLS]` … `[SEP]`
 /// and truncates to `maxLength` ids including them.
-public struct WordPieceTokenizer: Sendable {
-    public let vocabulary: [String: Int32]
-    public let cls: Int32, sep: Int32, unknown: Int32, padding: Int32
+package struct WordPieceTokenizer: Sendable {
+    package let vocabulary: [String: Int32]
+    package let cls: Int32, sep: Int32, unknown: Int32, padding: Int32
     static let maxCharactersPerWord = 100
 
     /// Reads `vocab.txt`: one token per line, its id the line number from 0.
-    public init(vocabularyFile url: URL) throws(EmbeddingError) {
+    package init(vocabularyFile url: URL) throws(EmbeddingError) {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else {
             throw .missingFile("cannot read the vocabulary \(url.path)")
         }
@@ -24,7 +24,7 @@ public struct WordPieceTokenizer: Sendable {
         try self.init(vocabulary: vocabulary)
     }
 
-    public init(vocabulary: [String: Int32]) throws(EmbeddingError) {
+    package init(vocabulary: [String: Int32]) throws(EmbeddingError) {
         guard let cls = vocabulary["[CLS]"], let sep = vocabulary["[SEP]"], let unknown = vocabulary["[UNK]"],
               let padding = vocabulary["[PAD]"] else {
             throw .invalidModel("the vocabulary lacks [CLS], [SEP], [UNK] or [PAD]")
@@ -55,7 +55,7 @@ public struct WordPieceTokenizer: Sendable {
     }
 
     /// WordPiece ids of `text`, without `[CLS]`/`[SEP]`.
-    public func tokenize(_ text: String) -> [Int32] {
+    package func tokenize(_ text: String) -> [Int32] {
         var ids: [Int32] = []
         for word in words(text) {
             let characters = Array(word.unicodeScalars)
@@ -88,7 +88,7 @@ public struct WordPieceTokenizer: Sendable {
     }
 
     /// `[CLS]` + the WordPiece ids + `[SEP]`, at most `maxLength` ids in all (the text's ids cut).
-    public func encode(_ text: String, maxLength: Int = 256) -> [Int32] {
+    package func encode(_ text: String, maxLength: Int = 256) -> [Int32] {
         let body = tokenize(text)
         return [cls] + body.prefix(max(0, maxLength - 2)) + [sep]
     }

@@ -1,15 +1,15 @@
 /// The EXIF orientation of a JPEG (tag 0x0112 in the APP1 Exif segment), 1…8 as the TIFF
 /// specification numbers them: how the stored pixels must be turned to be seen upright.
-public enum ExifOrientation: Int, Sendable, CaseIterable {
+package enum ExifOrientation: Int, Sendable, CaseIterable {
     case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
 
     /// Orientations 5–8 turn the image a quarter: width and height trade places.
-    public var swapsAxes: Bool { rawValue >= 5 }
+    package var swapsAxes: Bool { rawValue >= 5 }
 
     /// Reads the orientation from a JPEG's APP1 Exif segment; `.up` when absent or unreadable.
     /// Only the segments before the first scan are looked at; nothing is trusted without a
     /// bounds check (the bytes come from strangers).
-    public static func read(jpeg bytes: [UInt8]) -> ExifOrientation {
+    package static func read(jpeg bytes: [UInt8]) -> ExifOrientation {
         guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return .up }
         var index = 2
         while index + 4 <= bytes.count, bytes[index] == 0xFF {

@@ -1,12 +1,12 @@
 import CAtelierCodecs
 
 /// What a header says about an image, learned without decoding it.
-public struct ImageInfo: Sendable, Equatable {
-    public var format: ImageFormat
-    public var width: Int
-    public var height: Int
+package struct ImageInfo: Sendable, Equatable {
+    package var format: ImageFormat
+    package var width: Int
+    package var height: Int
 
-    public init(format: ImageFormat, width: Int, height: Int) {
+    package init(format: ImageFormat, width: Int, height: Int) {
         self.format = format
         self.width = width
         self.height = height
@@ -16,11 +16,11 @@ public struct ImageInfo: Sendable, Equatable {
 /// Decoding and encoding through the C layer (`CAtelierCodecs`): the format is sniffed from the
 /// bytes, limits are checked from the header before pixels are allocated, and every library
 /// error comes back as an ``ImageError``.
-public enum ImageCodec {
+package enum ImageCodec {
     /// The format and size of `bytes` from the header alone — cheap enough to run on every
     /// upload before it is stored. Throws when the bytes are not a decodable image of a
     /// supported format, break `limits`, or are visibly cut short (see ``ImageError/damaged(_:)``).
-    public static func probe(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageInfo {
+    package static func probe(_ bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageInfo {
         let (format, header) = try readHeader(bytes, limits: limits)
         var info = ImageInfo(format: format, width: Int(header.source_width), height: Int(header.source_height))
         if format == .jpeg, ExifOrientation.read(jpeg: bytes).swapsAxes { swap(&info.width, &info.height) }
@@ -36,7 +36,7 @@ public enum ImageCodec {
     /// `minimumLongSide`: a JPEG may be decoded smaller, in the DCT domain (k/8 of its size,
     /// much faster than decoding in full and resizing), as long as its long side stays at least
     /// this. Other formats always decode in full.
-    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
+    package static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
                               applyOrientation: Bool = true, manageColor: Bool = true) throws(ImageError) -> PixelBuffer {
         try decodeReporting(bytes, limits: limits, minimumLongSide: minimumLongSide, applyOrientation: applyOrientation,
                             manageColor: manageColor).image
@@ -49,7 +49,7 @@ public enum ImageCodec {
     /// HDR HEIC (PQ, HLG) is tone-mapped to SDR. A damaged profile is ignored with a note in the
     /// report, never an error. `manageColor: false` leaves RGB pixels as the file stores them
     /// (CMYK and HDR are still converted: they have no other 8-bit RGB reading).
-    public static func decodeReporting(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
+    package static func decodeReporting(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), minimumLongSide: Int? = nil,
                                        applyOrientation: Bool = true, manageColor: Bool = true) throws(ImageError) -> DecodedImage {
         let (format, header) = try readHeader(bytes, limits: limits)
         var eighths = 8
@@ -62,7 +62,7 @@ public enum ImageCodec {
     }
 
     /// A JPEG decoded at 1/`denominator` of its size (2, 4 or 8) in the DCT domain.
-    public static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale denominator: Int,
+    package static func decode(_ bytes: [UInt8], limits: ImageLimits = ImageLimits(), jpegScale denominator: Int,
                               applyOrientation: Bool = true) throws(ImageError) -> PixelBuffer {
         let (format, header) = try readHeader(bytes, limits: limits)
         return try decode(bytes, format: format, header: header, limits: limits, jpegEighths: 8 / max(1, min(8, denominator)),
@@ -71,7 +71,7 @@ public enum ImageCodec {
 
     /// Transforms `image` — `file` decoded with `manageColor: false` — to sRGB through the profile
     /// `file` declares, as a managed decode does right after its decoder. For benchmarks and tools.
-    public static func convertToSRGB(_ image: inout PixelBuffer, declaredIn file: [UInt8]) -> ColorReport {
+    package static func convertToSRGB(_ image: inout PixelBuffer, declaredIn file: [UInt8]) -> ColorReport {
         guard let format = ImageFormat.sniff(file), image.channels == 3 || image.channels == 4 else { return ColorReport() }
         return ColorManagement.convertToSRGB(&image.pixels, width: image.width, height: image.height, channels: image.channels,
                                              file: file, format: format)
@@ -160,7 +160,7 @@ public enum ImageCodec {
 
     /// JPEG (alpha dropped), optimised Huffman tables, baseline unless `progressive`; RGB is tagged
     /// sRGB (an ICC profile, ~600 bytes), nothing else is written.
-    public static func encodeJPEG(_ image: PixelBuffer, quality: Int = 90, progressive: Bool = false) throws(ImageError) -> [UInt8] {
+    package static func encodeJPEG(_ image: PixelBuffer, quality: Int = 90, progressive: Bool = false) throws(ImageError) -> [UInt8] {
         let source = image.channels == 4 ? image.droppingAlpha() : image
         guard source.channels == 3 || source.channels == 1 else { throw .unsupportedFormat("JPEG takes RGB or gray pixels") }
         return try encode { out, size, result in
@@ -172,7 +172,7 @@ public enum ImageCodec {
     }
 
     /// PNG of RGB or RGBA pixels, tagged sRGB (an sRGB chunk), no other metadata.
-    public static func encodePNG(_ image: PixelBuffer) throws(ImageError) -> [UInt8] {
+    package static func encodePNG(_ image: PixelBuffer) throws(ImageError) -> [UInt8] {
         guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("PNG encoding takes RGB or RGBA pixels") }
         return try encode { out, size, result in
             image.pixels.withUnsafeBufferPointer { buffer in
@@ -183,7 +183,7 @@ public enum ImageCodec {
     }
 
     /// WebP of RGB or RGBA pixels: lossy at `quality` 0…100, or lossless; tagged sRGB (an ICCP chunk).
-    public static func encodeWebP(_ image: PixelBuffer, quality: Int = 90, lossless: Bool = false) throws(ImageError) -> [UInt8] {
+    package static func encodeWebP(_ image: PixelBuffer, quality: Int = 90, lossless: Bool = false) throws(ImageError) -> [UInt8] {
         guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("WebP encoding takes RGB or RGBA pixels") }
         return try encode { out, size, result in
             image.pixels.withUnsafeBufferPointer { buffer in
@@ -195,7 +195,7 @@ public enum ImageCodec {
 
     /// HEIC (HEVC via x265) of RGB or RGBA pixels at `quality` 0…100. `orientation` is stored
     /// as the file's own transform (irot/imir boxes), as an iPhone does; tagged sRGB (nclx).
-    public static func encodeHEIC(_ image: PixelBuffer, quality: Int = 90, orientation: ExifOrientation = .up) throws(ImageError) -> [UInt8] {
+    package static func encodeHEIC(_ image: PixelBuffer, quality: Int = 90, orientation: ExifOrientation = .up) throws(ImageError) -> [UInt8] {
         guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("HEIC encoding takes RGB or RGBA pixels") }
         return try encode { out, size, result in
             image.pixels.withUnsafeBufferPointer { buffer in

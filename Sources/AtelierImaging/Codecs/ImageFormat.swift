@@ -1,8 +1,8 @@
 /// Image formats recognised from their first bytes — never from the declared MIME type or name.
-public enum ImageFormat: String, Sendable, CaseIterable {
+package enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg, png, heic, webp
 
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .jpeg: return "jpg"
         case .png: return "png"
@@ -12,7 +12,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// The format's usual name, for messages.
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .jpeg: return "JPEG"
         case .png: return "PNG"
@@ -21,7 +21,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
-    public var mimeType: String {
+    package var mimeType: String {
         switch self {
         case .jpeg: return "image/jpeg"
         case .png: return "image/png"
@@ -31,7 +31,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// The format of `bytes`, or nil when it is none of the four.
-    public static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
+    package static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         let head = Array(bytes.prefix(16))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head.count >= 8, head[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }

@@ -1,16 +1,16 @@
 /// What an upload may cost, checked from the bytes and the header before any pixel memory is
 /// allocated (``ImageCodec/probe(_:limits:)`` and every decode).
-public struct ImageLimits: Sendable, Equatable {
+package struct ImageLimits: Sendable, Equatable {
     /// Width × height (default 50 MP).
-    public var maxPixels: Int = 50_000_000
+    package var maxPixels: Int = 50_000_000
     /// Longest side (default 20000 px).
-    public var maxDimension: Int = 20_000
+    package var maxDimension: Int = 20_000
     /// Size of the encoded file (default 50 MiB).
-    public var maxBytes: Int = 50 << 20
+    package var maxBytes: Int = 50 << 20
     /// Progressive JPEG scans (a scan bomb costs a full decode pass each).
-    public var maxScans: Int = 100
+    package var maxScans: Int = 100
 
-    public init() {}
+    package init() {}
 
     /// Throws ``ImageError/tooLarge(_:)`` when `width`×`height` breaks a limit.
     func check(width: Int, height: Int) throws(ImageError) {

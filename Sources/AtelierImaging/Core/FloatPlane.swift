@@ -1,16 +1,16 @@
 /// A single-channel float image: the working format of the filters (no rounding between steps).
-public struct FloatPlane: Sendable {
-    public let width: Int
-    public let height: Int
-    public var values: [Float]
+package struct FloatPlane: Sendable {
+    package let width: Int
+    package let height: Int
+    package var values: [Float]
 
-    public init(width: Int, height: Int, values: [Float]) {
+    package init(width: Int, height: Int, values: [Float]) {
         precondition(values.count == width * height)
         (self.width, self.height, self.values) = (width, height, values)
     }
 
     /// Luma of `image` on a 0…255 scale.
-    public init(luma image: PixelBuffer) {
+    package init(luma image: PixelBuffer) {
         let gray = image.grayscale()
         var values = [Float](repeating: 0, count: gray.pixelCount)
         gray.pixels.withUnsafeBufferPointer { source in
@@ -20,7 +20,7 @@ public struct FloatPlane: Sendable {
     }
 
     /// Back to bytes, clamped.
-    public func pixelBuffer() -> PixelBuffer {
+    package func pixelBuffer() -> PixelBuffer {
         var bytes = [UInt8](repeating: 0, count: values.count)
         values.withUnsafeBufferPointer { source in
             bytes.withUnsafeMutableBufferPointer { ByteConversion.store(source.baseAddress!, to: $0.baseAddress!, count: $0.count) }

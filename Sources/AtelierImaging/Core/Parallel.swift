@@ -32,11 +32,11 @@ struct UncheckedSendable<T>: @unchecked Sendable {
 
 /// How many cores the pixel kernels may use at once (default: all). Benchmarks set it to
 /// compare one core with all of them.
-public enum ImagingConcurrency {
+package enum ImagingConcurrency {
     private static let storage = Atomic<Int>(0)
 
     /// 0 (or less) means every core.
-    public static func limit(to cores: Int) { storage.store(cores, ordering: .relaxed) }
+    package static func limit(to cores: Int) { storage.store(cores, ordering: .relaxed) }
 
     static var cores: Int {
         let limit = storage.load(ordering: .relaxed)

@@ -1,6 +1,6 @@
 extension PixelBuffer {
     /// Luma (Rec. 601: 0.299 R + 0.587 G + 0.114 B) as a one-channel image; alpha ignored.
-    public func grayscale() -> PixelBuffer {
+    package func grayscale() -> PixelBuffer {
         if channels == 1 { return self }
         var gray = [UInt8](repeating: 0, count: pixelCount)
         let c = channels

@@ -1,7 +1,7 @@
 extension PixelBuffer {
     /// The rectangle at (`x`, `y`) of `width` × `height` pixels, clipped to the image; nil when
     /// nothing of it lies inside. Rows are copied whole (one memcpy each).
-    public func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) -> PixelBuffer? {
+    package func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) -> PixelBuffer? {
         let left = max(0, x), top = max(0, y)
         let right = min(width, x + cropWidth), bottom = min(height, y + cropHeight)
         guard right > left, bottom > top else { return nil }

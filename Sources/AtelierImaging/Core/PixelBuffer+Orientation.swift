@@ -1,7 +1,7 @@
 extension PixelBuffer {
     /// The image as it should be seen, given the EXIF orientation of its stored pixels.
     /// Orientations 5–8 swap width and height.
-    public func oriented(_ orientation: ExifOrientation) -> PixelBuffer {
+    package func oriented(_ orientation: ExifOrientation) -> PixelBuffer {
         if orientation == .up { return self }
         let (w, h, c) = (width, height, channels)
         let swaps = orientation.rawValue >= 5

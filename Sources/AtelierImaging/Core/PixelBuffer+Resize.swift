@@ -3,7 +3,7 @@ extension PixelBuffer {
     /// contributes by the fraction of it a target pixel covers — no aliasing), bilinear when
     /// growing. Separable: rows first into a float buffer, then columns; both passes read
     /// contiguous memory through flat weight tables, bands of rows on every core.
-    public func resized(width newWidth: Int, height newHeight: Int) -> PixelBuffer {
+    package func resized(width newWidth: Int, height newHeight: Int) -> PixelBuffer {
         precondition(newWidth > 0 && newHeight > 0)
         if newWidth == width && newHeight == height { return self }
         let horizontal = ResampleWeights(source: width, target: newWidth)
@@ -75,7 +75,7 @@ extension PixelBuffer {
 
     /// Shrunk so that the longer side is at most `longSide`, keeping the aspect ratio;
     /// unchanged if it already fits.
-    public func cappingLongSide(_ longSide: Int) -> PixelBuffer {
+    package func cappingLongSide(_ longSide: Int) -> PixelBuffer {
         let long = max(width, height)
         guard long > longSide else { return self }
         let scale = Double(longSide) / Double(long)

@@ -1,12 +1,12 @@
 /// An image in memory: 8-bit samples, rows packed top to bottom, `channels` per pixel
 /// (1 gray, 3 RGB, 4 RGBA). One contiguous array — kernels walk it with unsafe buffers.
-public struct PixelBuffer: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
-    public let channels: Int
-    public var pixels: [UInt8]
+package struct PixelBuffer: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
+    package let channels: Int
+    package var pixels: [UInt8]
 
-    public init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+    package init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
         precondition(width > 0 && height > 0 && (1...4).contains(channels), "bad image shape \(width)x\(height)x\(channels)")
         precondition(pixels.count == width * height * channels, "pixel count does not match the shape")
         self.width = width
@@ -16,15 +16,15 @@ public struct PixelBuffer: Sendable, Equatable {
     }
 
     /// A blank image of one colour.
-    public init(width: Int, height: Int, channels: Int, fill: UInt8 = 0) {
+    package init(width: Int, height: Int, channels: Int, fill: UInt8 = 0) {
         self.init(width: width, height: height, channels: channels,
                   pixels: [UInt8](repeating: fill, count: width * height * channels))
     }
 
-    public var pixelCount: Int { width * height }
+    package var pixelCount: Int { width * height }
 
     /// The same pixels with the alpha channel dropped (RGBA → RGB); other shapes unchanged.
-    public func droppingAlpha() -> PixelBuffer {
+    package func droppingAlpha() -> PixelBuffer {
         guard channels == 4 else { return self }
         var rgb = [UInt8](repeating: 0, count: pixelCount * 3)
         pixels.withUnsafeBufferPointer { source in

@@ -10,18 +10,18 @@ import Foundation
 /// Speed: the step between neighbours is the sum of absolute channel differences of 8-bit
 /// input, an integer 0…765, so each iteration's feedback weights a^(1 + σs/σr·step) come from a
 /// 766-entry table instead of a `pow` per pixel and pass. Rows and column bands run on all cores.
-public struct DomainTransform: Sendable {
-    public var sigmaSpatial: Float
-    public var sigmaRange: Float
-    public var iterations = 3
+package struct DomainTransform: Sendable {
+    package var sigmaSpatial: Float
+    package var sigmaRange: Float
+    package var iterations = 3
 
-    public init(sigmaSpatial: Float, sigmaRange: Float) {
+    package init(sigmaSpatial: Float, sigmaRange: Float) {
         self.sigmaSpatial = sigmaSpatial
         self.sigmaRange = sigmaRange
     }
 
     /// Smooths RGB (or gray) channels as floats, the edges judged on all channels together.
-    public func apply(_ image: PixelBuffer) -> PixelBuffer {
+    package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let c = min(3, image.channels), ic = image.channels, (w, h) = (image.width, image.height)
         var planes = [Float](repeating: 0, count: w * h * c)
         // Steps to the left and upper neighbour (0 on the first column / row: unused).

@@ -6,7 +6,7 @@ extension FloatPlane {
     /// blurs whose widths match σ (Kovesi's recipe: the central limit makes them a Gaussian to
     /// within a few per cent), costing the same whatever σ. Inner loops run along contiguous
     /// memory so the compiler vectorises them.
-    public func gaussianBlurred(sigma: Float) -> FloatPlane {
+    package func gaussianBlurred(sigma: Float) -> FloatPlane {
         guard sigma > 0.01 else { return self }
         if sigma <= 3 {
             let kernel = Self.gaussianKernel(sigma: sigma)

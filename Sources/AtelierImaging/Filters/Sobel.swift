@@ -1,7 +1,7 @@
 extension FloatPlane {
     /// Sobel gradient magnitude (|Gx| + |Gy| would be cheaper; this is the true L2 norm).
     /// Border pixels are 0.
-    public func sobelMagnitude() -> FloatPlane {
+    package func sobelMagnitude() -> FloatPlane {
         let (w, h) = (width, height)
         var out = [Float](repeating: 0, count: w * h)
         guard w >= 3, h >= 3 else { return FloatPlane(width: w, height: h, values: out) }
@@ -25,7 +25,7 @@ extension FloatPlane {
     }
 
     /// Each value replaced by the maximum of its 3×3 neighbourhood (thickens lines by a pixel).
-    public func dilated() -> FloatPlane {
+    package func dilated() -> FloatPlane {
         let (w, h) = (width, height)
         var out = values
         for y in 0..<h {

@@ -3,21 +3,21 @@ import Foundation
 /// Where a photo's structure lies, from luma gradients and colour contrast: the tilt of its
 /// dominant near-horizontal line (a horizon, a shoreline, a table edge) and the centre of its
 /// visual mass relative to the rule-of-thirds points. Measured on the ≤ 512 px analysis copy.
-public struct Composition: Sendable, Equatable {
+package struct Composition: Sendable, Equatable {
     /// Angle of the strongest near-horizontal line in degrees, positive when it rises to the
     /// right; nil when no line within ±20° of level stands out.
-    public var horizonTilt: Double?
+    package var horizonTilt: Double?
     /// Share of the strong-edge weight (all angles) that lies on that one line, 0…1.
-    public var horizonStrength: Double
+    package var horizonStrength: Double
     /// Centre of visual mass (edges + colour contrast), 0…1 from the left and from the top.
-    public var massX: Double
-    public var massY: Double
+    package var massX: Double
+    package var massY: Double
     /// How concentrated that mass is: 0 spread evenly, → 1 all in one spot.
-    public var massConcentration: Double
+    package var massConcentration: Double
 
     /// Distance from the mass centre to the nearest rule-of-thirds intersection and to the
     /// centre, in units of the frame (0…~0.7).
-    public var thirdsDistance: Double {
+    package var thirdsDistance: Double {
         let thirds: [Double] = [1.0 / 3, 2.0 / 3]
         var nearest = Double.infinity
         for x in thirds {
@@ -25,11 +25,11 @@ public struct Composition: Sendable, Equatable {
         }
         return nearest
     }
-    public var centreDistance: Double { hypot(massX - 0.5, massY - 0.5) }
+    package var centreDistance: Double { hypot(massX - 0.5, massY - 0.5) }
 
     static let tiltRange = 20.0, binWidth = 0.25
 
-    public static func measure(_ image: PixelBuffer) -> Composition {
+    package static func measure(_ image: PixelBuffer) -> Composition {
         let small = image.cappingLongSide(ImageMeasurements.analysisSize)
         let luma = small.grayscale()
         let rgb = small.channels >= 3 ? small : small.expandedToRGB()

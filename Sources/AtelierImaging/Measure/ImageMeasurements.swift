@@ -4,45 +4,45 @@ import Foundation
 /// (issue 6) are composed from these numbers, so each is a documented, tested quantity.
 /// Everything is measured on a copy whose long side is ``ImageMeasurements/analysisSize``, so
 /// the numbers do not depend on the upload's resolution.
-public struct ImageMeasurements: Sendable, Equatable {
-    public static let analysisSize = 512
+package struct ImageMeasurements: Sendable, Equatable {
+    package static let analysisSize = 512
 
     /// Width ÷ height of the original.
-    public var aspectRatio: Double
+    package var aspectRatio: Double
     /// 256 bins of Rec. 601 luma, fractions summing to 1.
-    public var lumaHistogram: [Double]
+    package var lumaHistogram: [Double]
     /// Mean luma, 0…1.
-    public var meanLuma: Double
+    package var meanLuma: Double
     /// Fraction of pixels at luma ≤ 2 (crushed shadows) and ≥ 253 (blown highlights).
-    public var clippedShadows: Double
-    public var clippedHighlights: Double
+    package var clippedShadows: Double
+    package var clippedHighlights: Double
     /// RMS contrast: standard deviation of luma, 0…1 scale (0.5 is the maximum: half black, half white).
-    public var rmsContrast: Double
+    package var rmsContrast: Double
     /// Variance of the 4-neighbour Laplacian of luma (0…255 scale): sharpness, higher is sharper.
-    public var laplacianVariance: Double
+    package var laplacianVariance: Double
     /// Noise standard deviation in luma levels, Immerkær's fast estimate (1996).
-    public var noiseSigma: Double
+    package var noiseSigma: Double
     /// Hasler–Süsstrunk colourfulness M (2003): ~0 gray, ~15 slightly, ~33 moderately, ~59 quite, 80+ very colourful.
-    public var colourfulness: Double
+    package var colourfulness: Double
     /// Mean HSV saturation, 0…1.
-    public var meanSaturation: Double
+    package var meanSaturation: Double
     /// Up to five colours by median cut, largest share first.
-    public var dominantColours: [DominantColour]
+    package var dominantColours: [DominantColour]
 
-    public struct DominantColour: Sendable, Equatable {
-        public var red: UInt8
-        public var green: UInt8
-        public var blue: UInt8
+    package struct DominantColour: Sendable, Equatable {
+        package var red: UInt8
+        package var green: UInt8
+        package var blue: UInt8
         /// Share of the image, 0…1.
-        public var fraction: Double
+        package var fraction: Double
 
-        public init(red: UInt8, green: UInt8, blue: UInt8, fraction: Double) {
+        package init(red: UInt8, green: UInt8, blue: UInt8, fraction: Double) {
             (self.red, self.green, self.blue, self.fraction) = (red, green, blue, fraction)
         }
     }
 
     /// Measures `image` (any channel count; alpha ignored).
-    public static func measure(_ image: PixelBuffer) -> ImageMeasurements {
+    package static func measure(_ image: PixelBuffer) -> ImageMeasurements {
         let aspect = Double(image.width) / Double(image.height)
         let small = image.cappingLongSide(analysisSize)
         let rgb = small.channels >= 3 ? small : small.expandedToRGB()

@@ -11,14 +11,14 @@ import Foundation
 ///    (90 − 40·i), dilated once when i > 0.5; edge pixels become near-black ink.
 /// `i` is `intensity` (0.5 default); `scale` is the long side ÷ 1024, so a 4000 px photo and a
 /// 1000 px one get the same look.
-public struct CartoonStyle: Sendable {
-    public var intensity: Float
+package struct CartoonStyle: Sendable {
+    package var intensity: Float
 
-    public init(intensity: Float = 0.5) {
+    package init(intensity: Float = 0.5) {
         self.intensity = max(0, min(1, intensity))
     }
 
-    public func apply(_ image: PixelBuffer) -> PixelBuffer {
+    package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let rgb = image.convertedToRGB()
         let scale = rgb.styleScale
         let smooth = DomainTransform(sigmaSpatial: (20 + 60 * intensity) * scale, sigmaRange: 25 + 35 * intensity).apply(rgb)

@@ -13,14 +13,14 @@ import Foundation
 ///    the dark side of every edge gets a line;
 /// 3. screentone: where the smoothed luma is below 0.35 + 0.1·i, a regular dot grid (cells of
 ///    5·scale px) darkens the shadow to 25 % inside each dot.
-public struct ComicStyle: Sendable {
-    public var intensity: Float
+package struct ComicStyle: Sendable {
+    package var intensity: Float
 
-    public init(intensity: Float = 0.5) {
+    package init(intensity: Float = 0.5) {
         self.intensity = max(0, min(1, intensity))
     }
 
-    public func apply(_ image: PixelBuffer) -> PixelBuffer {
+    package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let rgb = image.convertedToRGB()
         let (w, h) = (rgb.width, rgb.height)
         let scale = rgb.styleScale

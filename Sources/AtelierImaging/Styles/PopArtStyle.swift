@@ -13,16 +13,16 @@ import Foundation
 /// costs one lookup; the grid repeats every P = round(√2·cell) pixels in x and y, so the
 /// distance to the nearest dot centre comes from a P×P tile, and each palette colour's dot
 /// radius is known in advance.
-public struct PopArtStyle: Sendable {
-    public var intensity: Float
+package struct PopArtStyle: Sendable {
+    package var intensity: Float
 
-    public init(intensity: Float = 0.5) {
+    package init(intensity: Float = 0.5) {
         self.intensity = max(0, min(1, intensity))
     }
 
-    public var levels: Int { 4 - Int((2 * intensity).rounded()) }
+    package var levels: Int { 4 - Int((2 * intensity).rounded()) }
 
-    public func apply(_ image: PixelBuffer) -> PixelBuffer {
+    package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let rgb = image.convertedToRGB()
         let scale = rgb.styleScale
         let saturation = 1.4 + 0.8 * intensity, contrast = 1.2 + 0.4 * intensity

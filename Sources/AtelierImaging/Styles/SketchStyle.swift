@@ -9,14 +9,14 @@ import Foundation
 /// Output is gray (returned as RGB so every style encodes the same way).
 /// Parameters: `intensity` 0…1 (0.5 default): stroke width σ = 2 + 10·intensity px at 1024 px
 /// long side, scaled with the image; shading weight.
-public struct SketchStyle: Sendable {
-    public var intensity: Float = 0.5
+package struct SketchStyle: Sendable {
+    package var intensity: Float = 0.5
 
-    public init(intensity: Float = 0.5) {
+    package init(intensity: Float = 0.5) {
         self.intensity = max(0, min(1, intensity))
     }
 
-    public func apply(_ image: PixelBuffer) -> PixelBuffer {
+    package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let luma = FloatPlane(luma: image)
         let sigma = (2 + 10 * intensity) * image.styleScale
         let inverted = FloatPlane(width: luma.width, height: luma.height, values: luma.values.map { 255 - $0 })

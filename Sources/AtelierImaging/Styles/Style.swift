@@ -1,20 +1,20 @@
 /// The styles of the `stylize` job, by the id clients send (`style_id`).
-public enum StyleID: String, Sendable, CaseIterable {
+package enum StyleID: String, Sendable, CaseIterable {
     case cartoon, sketch, popArt = "pop_art", watercolor, comic
 }
 
 /// What a client may tune, each 0…1 (docs/clients.md §3: the Caricature app's warp parameters;
 /// `intensity` scales every style, 0.5 being its default look).
-public struct StyleParameters: Sendable, Equatable {
-    public var intensity: Double = 0.5
-    public var eyes: Double = 0.5
-    public var nose: Double = 0.5
-    public var mouth: Double = 0.5
-    public var jaw: Double = 0.5
+package struct StyleParameters: Sendable, Equatable {
+    package var intensity: Double = 0.5
+    package var eyes: Double = 0.5
+    package var nose: Double = 0.5
+    package var mouth: Double = 0.5
+    package var jaw: Double = 0.5
 
-    public init() {}
+    package init() {}
 
-    public static let names = ["intensity", "eyes", "nose", "mouth", "jaw"]
+    package static let names = ["intensity", "eyes", "nose", "mouth", "jaw"]
 }
 
 extension PixelBuffer {
@@ -23,9 +23,9 @@ extension PixelBuffer {
     var styleScale: Float { max(0.25, Float(max(width, height)) / 1024) }
 }
 
-public enum Stylizer {
+package enum Stylizer {
     /// Renders `image` in `style` (every style has its kernel: a case without one does not compile).
-    public static func render(_ image: PixelBuffer, style: StyleID, parameters: StyleParameters) -> PixelBuffer {
+    package static func render(_ image: PixelBuffer, style: StyleID, parameters: StyleParameters) -> PixelBuffer {
         switch style {
         case .sketch:
             return SketchStyle(intensity: Float(parameters.intensity)).apply(image)

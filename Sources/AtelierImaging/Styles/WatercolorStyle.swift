@@ -9,14 +9,14 @@ import Foundation
 /// 3. Wash and paper: colours lifted towards white by 12 %, then multiplied by a fixed paper
 ///    grain (two octaves of hashed value noise, 0.9…1.0, a 256-unit tile made once) —
 ///    deterministic, so the same photo gives the same painting.
-public struct WatercolorStyle: Sendable {
-    public var intensity: Float
+package struct WatercolorStyle: Sendable {
+    package var intensity: Float
 
-    public init(intensity: Float = 0.5) {
+    package init(intensity: Float = 0.5) {
         self.intensity = max(0, min(1, intensity))
     }
 
-    public func apply(_ image: PixelBuffer) -> PixelBuffer {
+    package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let rgb = image.convertedToRGB()
         let scale = rgb.styleScale
         let radius = max(2, Int(((3 + 5 * intensity) * scale).rounded()))
@@ -63,7 +63,7 @@ public struct WatercolorStyle: Sendable {
     /// and L² (exact integers; L = Rec. 601 luma 0…255), then each band of columns slides two
     /// running vertical sums down the image — the windows ending at the pixel's row and those
     /// starting at it — so any radius costs the same. Pixels beyond the border repeat the edge.
-    public static func kuwahara(_ rgb: PixelBuffer, radius r: Int) -> PixelBuffer {
+    package static func kuwahara(_ rgb: PixelBuffer, radius r: Int) -> PixelBuffer {
         let (w, h) = (rgb.width, rgb.height)
         let span = w + r          // window starts x0 ∈ −r … w−1, stored at x0 + r
         let n = Int64((r + 1) * (r + 1)), inverse = 1 / Float(n)

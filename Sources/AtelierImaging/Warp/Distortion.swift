@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Coordinates are pixels of the image as it is seen (after EXIF orientation), origin at the
 /// top-left, y down. (Core Image's origin is bottom-left: a client converts with y = height − y.)
-public struct Distortion: Sendable, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct Distortion: Sendable, Equatable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// Magnifies the disc (scale > 0, up to 1) or dents it (scale < 0, down to −1).
         /// Output at distance d reads from distance d·(1 − s·(1 − d/r))²: at the centre from
         /// d·(1 − s)², nearer the centre when s > 0 — a bulge — and at the rim from d itself.
@@ -18,16 +18,16 @@ public struct Distortion: Sendable, Equatable {
         /// centre, unchanged at the rim.
         case pinch
 
-        public var scaleRange: ClosedRange<Double> { self == .bump ? -1...1 : 0...2 }
+        package var scaleRange: ClosedRange<Double> { self == .bump ? -1...1 : 0...2 }
     }
 
-    public var kind: Kind
-    public var x: Double
-    public var y: Double
-    public var radius: Double
-    public var scale: Double
+    package var kind: Kind
+    package var x: Double
+    package var y: Double
+    package var radius: Double
+    package var scale: Double
 
-    public init(_ kind: Kind, x: Double, y: Double, radius: Double, scale: Double) {
+    package init(_ kind: Kind, x: Double, y: Double, radius: Double, scale: Double) {
         self.kind = kind
         self.x = x
         self.y = y
@@ -49,20 +49,20 @@ public struct Distortion: Sendable, Equatable {
     }
 
     /// The same distortion in an image scaled by `factor` (the stylize job caps the long side).
-    public func scaled(by factor: Double) -> Distortion {
+    package func scaled(by factor: Double) -> Distortion {
         Distortion(kind, x: x * factor, y: y * factor, radius: radius * factor, scale: scale)
     }
 }
 
 extension PixelBuffer {
     /// The image with each distortion applied in turn, as chained Core Image filters would.
-    public func distorted(by distortions: [Distortion]) -> PixelBuffer {
+    package func distorted(by distortions: [Distortion]) -> PixelBuffer {
         distortions.reduce(self) { $0.distorted(by: $1) }
     }
 
     /// The image with one distortion applied. Only the rows the circle covers are touched, split
     /// across cores; everything else is copied as it is.
-    public func distorted(by distortion: Distortion) -> PixelBuffer {
+    package func distorted(by distortion: Distortion) -> PixelBuffer {
         let r = Float(distortion.radius), s = Float(distortion.scale)
         let cx = Float(distortion.x), cy = Float(distortion.y)
         guard r >= 1, r.isFinite, cx.isFinite, cy.isFinite, s.isFinite else { return self }

@@ -2,8 +2,8 @@ import AtelierDatabase
 import PostgresNIO
 
 /// Turns PostgresNIO errors into one line a person can act on.
-public enum DatabaseErrorText {
-    public static func describe(_ error: any Error) -> String {
+package enum DatabaseErrorText {
+    package static func describe(_ error: any Error) -> String {
         if let error = error as? QueueError { return error.message }
         if let error = error as? ConfigurationError { return error.message }
         if let error = error as? SchemaError { return error.message }
@@ -32,7 +32,7 @@ public enum DatabaseErrorText {
     /// refused connection: PostgreSQL shutting down or restarting is an outage, not a bad request.
     /// A ``SchemaError`` (the migrator's) is `.schema`; a ``ConfigurationError`` (a bad setting) is
     /// none of these, and stays what it is.
-    public static func queueError(_ error: any Error) -> QueueError? {
+    package static func queueError(_ error: any Error) -> QueueError? {
         if let error = error as? QueueError { return error }
         if let error = error as? SchemaError { return .schema(error.message) }
         if let error = error as? PostgresTransactionError {
@@ -56,7 +56,7 @@ public enum DatabaseErrorText {
     }
 
     /// The SQLSTATE of a server error, if the error came from the server.
-    public static func sqlState(_ error: any Error) -> String? {
+    package static func sqlState(_ error: any Error) -> String? {
         if let error = error as? PostgresTransactionError, let inner = error.closureError ?? error.commitError {
             return sqlState(inner)
         }

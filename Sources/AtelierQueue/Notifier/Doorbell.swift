@@ -56,14 +56,14 @@ package final class Doorbell: Sendable {
 }
 
 /// A gate that opens once and stays open: tasks wait until something is ready.
-public final class Gate: Sendable {
+package final class Gate: Sendable {
     private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    public init() {}
+    package init() {}
 
-    public var isOpen: Bool { state.withLock { $0.open } }
+    package var isOpen: Bool { state.withLock { $0.open } }
 
-    public func open() {
+    package func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.open = true
             defer { state.waiters = [] }
@@ -72,7 +72,7 @@ public final class Gate: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state -> Bool in
                 if state.open { return true }

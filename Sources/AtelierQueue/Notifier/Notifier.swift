@@ -5,15 +5,15 @@ import PostgresNIO
 import Synchronization
 
 /// One notification received on a channel.
-public struct QueueNotification: Sendable, Equatable {
-    public var channel: String
-    public var payload: String
+package struct QueueNotification: Sendable, Equatable {
+    package var channel: String
+    package var payload: String
 
     /// Sent to subscribers after a reconnect: notifications may have been missed, re-check.
-    public static let reconnected = QueueNotification(channel: "", payload: "reconnected")
+    package static let reconnected = QueueNotification(channel: "", payload: "reconnected")
 
     /// The jobs a job-events notification names (payload `job_id:event_id,…`; empty for other channels).
-    public var jobIDs: [UUID] {
+    package var jobIDs: [UUID] {
         guard channel == Notifier.Channel.jobEvents else { return [] }
         return payload.split(separator: ",").compactMap { pair in
             pair.split(separator: ":", maxSplits: 1).first.flatMap { UUID(uuidString: String($0)) }
@@ -26,16 +26,16 @@ public struct QueueNotification: Sendable, Equatable {
 /// Reconnects with backoff when the connection drops. `onConnect` runs on every new connection
 /// before listening (the worker takes its liveness lock there). Notifications are a latency
 /// optimisation only: every consumer also polls, so a lost one costs time, never a job.
-public final class Notifier: Sendable {
-    public enum Channel {
+package final class Notifier: Sendable {
+    package enum Channel {
         /// Payload: queue name. A job became claimable now.
-        public static let jobs = "atelier_jobs"
+        package static let jobs = "atelier_jobs"
         /// Payload: `job_id:event_id,…`. New job events.
-        public static let jobEvents = "atelier_job_events"
+        package static let jobEvents = "atelier_job_events"
         /// Payload: job id. Someone asked to cancel a running job.
-        public static let cancel = "atelier_cancel"
+        package static let cancel = "atelier_cancel"
         /// Payload: `changed`. An app token was revoked or deleted.
-        public static let tokens = "atelier_tokens"
+        package static let tokens = "atelier_tokens"
     }
 
     private let url: DatabaseURL
@@ -46,13 +46,13 @@ public final class Notifier: Sendable {
     private let observers = Mutex<[@Sendable (QueueNotification) -> Void]>([])
     private let listeningFlag = Atomic<Bool>(false)
     /// Opens after the first successful connect (and `onConnect`).
-    public let ready = Gate()
+    package let ready = Gate()
 
     /// True while notifications are flowing. Caches that are invalidated by notifications must
     /// not be trusted while this is false.
-    public var isListening: Bool { listeningFlag.load(ordering: .acquiring) }
+    package var isListening: Bool { listeningFlag.load(ordering: .acquiring) }
 
-    public init(url: DatabaseURL, channels: [String], logger: Logger,
+    package init(url: DatabaseURL, channels: [String], logger: Logger,
                 onConnect: (@Sendable (PostgresConnection) async throws -> Void)? = nil) {
         self.url = url
         self.channels = channels
@@ -61,7 +61,7 @@ public final class Notifier: Sendable {
     }
 
     /// A stream of every notification on the notifier's channels, until the stream is dropped.
-    public func subscribe(bufferingNewest limit: Int = 10_000) -> AsyncStream<QueueNotification> {
+    package func subscribe(bufferingNewest limit: Int = 10_000) -> AsyncStream<QueueNotification> {
         let id = UUID()
         let (stream, continuation) = AsyncStream.makeStream(of: QueueNotification.self, bufferingPolicy: .bufferingNewest(limit))
         continuation.onTermination = { [weak self] _ in
@@ -74,7 +74,7 @@ public final class Notifier: Sendable {
     /// Calls `observer` synchronously for every notification, before any subscriber stream sees
     /// it (cache invalidation must happen before a client can react to the same event).
     /// `.reconnected` is delivered too: everything may be stale then.
-    public func observe(_ observer: @escaping @Sendable (QueueNotification) -> Void) {
+    package func observe(_ observer: @escaping @Sendable (QueueNotification) -> Void) {
         observers.withLock { $0.append(observer) }
     }
 
@@ -85,7 +85,7 @@ public final class Notifier: Sendable {
     }
 
     /// Listens until the task is cancelled, reconnecting as needed.
-    public func run() async {
+    package func run() async {
         var backoff = Duration.milliseconds(100)
         var connectedBefore = false
         while !Task.isCancelled {

@@ -49,8 +49,8 @@ extension BlobStore {
 }
 
 /// Content types by file extension, for the files Atelier writes.
-public enum ContentTypes {
-    public static func forExtension(_ ext: String) -> String {
+package enum ContentTypes {
+    package static func forExtension(_ ext: String) -> String {
         switch ext.lowercased() {
         case "jpg", "jpeg": return "image/jpeg"
         case "png": return "image/png"

@@ -2,20 +2,20 @@
 /// path (S3 paths are not normalised, and not encoded twice), the sorted, encoded query, the
 /// signed headers (lower-case names, sorted, values with runs of spaces folded), their names,
 /// and the payload's hash (`UNSIGNED-PAYLOAD` for pre-signed URLs).
-public struct CanonicalRequest: Sendable, Equatable {
-    public let method: String
+package struct CanonicalRequest: Sendable, Equatable {
+    package let method: String
     /// The path as sent, already encoded (``encodePath(_:)``).
-    public let path: String
+    package let path: String
     /// Encoded `name=value` pairs in canonical order, joined by `&`.
-    public let query: String
+    package let query: String
     /// `name;name;…`, the header names the signature covers.
-    public let signedHeaders: String
-    public let payloadHash: String
+    package let signedHeaders: String
+    package let payloadHash: String
     /// The whole canonical request.
-    public let text: String
+    package let text: String
 
     /// `query` and `headers` are raw (unencoded) pairs; header names are matched case-insensitively.
-    public init(method: String, encodedPath: String, query: [(String, String)], headers: [(String, String)], payloadHash: String) {
+    package init(method: String, encodedPath: String, query: [(String, String)], headers: [(String, String)], payloadHash: String) {
         self.method = method
         self.path = encodedPath.isEmpty ? "/" : encodedPath
         self.query = Self.canonicalQuery(query)
@@ -31,7 +31,7 @@ public struct CanonicalRequest: Sendable, Equatable {
     }
 
     /// Pairs encoded with ``encode(_:)`` and sorted by name, then value.
-    public static func canonicalQuery(_ pairs: [(String, String)]) -> String {
+    package static func canonicalQuery(_ pairs: [(String, String)]) -> String {
         pairs.map { (encode($0.0), encode($0.1)) }
             .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
             .map { "\($0.0)=\($0.1)" }
@@ -40,12 +40,12 @@ public struct CanonicalRequest: Sendable, Equatable {
 
     /// RFC 3986 percent-encoding as SigV4 wants it: every byte but `A–Z a–z 0–9 - _ . ~` is
     /// `%XX` (upper-case hex) of its UTF-8 bytes.
-    public static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         encode(text, keepingSlash: false)
     }
 
     /// A path: each segment encoded, the `/` between them kept.
-    public static func encodePath(_ path: String) -> String {
+    package static func encodePath(_ path: String) -> String {
         encode(path, keepingSlash: true)
     }
 

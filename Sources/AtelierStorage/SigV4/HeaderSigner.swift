@@ -3,26 +3,26 @@ import Foundation
 /// Signs one request with an `Authorization` header (SigV4, as S3 wants it): adds `x-amz-date`
 /// and `x-amz-content-sha256` (the payload's hex SHA-256, which the server checks against the
 /// body it receives), and signs `host` with every header given.
-public struct HeaderSigner: Sendable {
-    public let credentials: SigV4Credentials
-    public let region: String
-    public let service: String
+package struct HeaderSigner: Sendable {
+    package let credentials: SigV4Credentials
+    package let region: String
+    package let service: String
 
-    public init(credentials: SigV4Credentials, region: String, service: String = "s3") {
+    package init(credentials: SigV4Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region
         self.service = service
     }
 
-    public struct Signed: Sendable, Equatable {
-        public var canonicalRequest: CanonicalRequest
-        public var stringToSign: String
+    package struct Signed: Sendable, Equatable {
+        package var canonicalRequest: CanonicalRequest
+        package var stringToSign: String
         /// The headers to send: those given, `host`, `x-amz-date`, `x-amz-content-sha256` and
         /// `authorization`, in that order.
-        public var headers: [(String, String)]
-        public var authorization: String
+        package var headers: [(String, String)]
+        package var authorization: String
 
-        public static func == (a: Signed, b: Signed) -> Bool {
+        package static func == (a: Signed, b: Signed) -> Bool {
             a.canonicalRequest == b.canonicalRequest && a.stringToSign == b.stringToSign && a.authorization == b.authorization
                 && a.headers.elementsEqual(b.headers, by: { $0 == $1 })
         }
@@ -30,7 +30,7 @@ public struct HeaderSigner: Sendable {
 
     /// `host` is what the Host header will say (`name` or `name:port` when the port is not the
     /// scheme's default); `encodedPath` is the path as sent; `query` holds raw pairs.
-    public func sign(method: String, host: String, encodedPath: String, query: [(String, String)] = [],
+    package func sign(method: String, host: String, encodedPath: String, query: [(String, String)] = [],
                      headers: [(String, String)] = [], payloadHash: String, date: Date) -> Signed {
         let scope = SigV4Scope(date: date, region: region, service: service)
         let all = headers + [("host", host), ("x-amz-content-sha256", payloadHash), ("x-amz-date", scope.timestamp)]
@@ -46,7 +46,7 @@ public struct HeaderSigner: Sendable {
     }
 
     /// The hex SHA-256 of a payload, for `x-amz-content-sha256`.
-    public static func payloadHash(_ body: Data) -> String {
+    package static func payloadHash(_ body: Data) -> String {
         body.isEmpty ? SigV4Hex.emptyPayload : SigV4Hex.sha256(body)
     }
 }

@@ -5,15 +5,15 @@ import Foundation
 /// signed and the payload is `UNSIGNED-PAYLOAD`. The parameters are written as botocore writes
 /// them — the operation's own (`response-content-type` …) first, then the `X-Amz-*` ones — so
 /// equal inputs give byte-equal URLs.
-public struct QueryPresigner: Sendable {
-    public let credentials: SigV4Credentials
-    public let region: String
-    public let service: String
+package struct QueryPresigner: Sendable {
+    package let credentials: SigV4Credentials
+    package let region: String
+    package let service: String
 
     /// What SigV4 allows: 1 second to 7 days.
-    public static let maximumExpiry = 604_800
+    package static let maximumExpiry = 604_800
 
-    public init(credentials: SigV4Credentials, region: String, service: String = "s3") {
+    package init(credentials: SigV4Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region
         self.service = service
@@ -21,7 +21,7 @@ public struct QueryPresigner: Sendable {
 
     /// The query string (without `?`) of a URL pre-signed at `date` for `expires` seconds
     /// (clamped to 1…7 days). `parameters` are the operation's raw pairs.
-    public func query(method: String = "GET", host: String, encodedPath: String, parameters: [(String, String)] = [],
+    package func query(method: String = "GET", host: String, encodedPath: String, parameters: [(String, String)] = [],
                       date: Date, expires: Int) -> String {
         let scope = SigV4Scope(date: date, region: region, service: service)
         let auth: [(String, String)] = [

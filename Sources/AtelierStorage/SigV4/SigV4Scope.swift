@@ -3,32 +3,32 @@ import Foundation
 /// When and where a signature is valid: the instant (`20261123T101500Z`, sent as `X-Amz-Date`)
 /// and the credential scope (`20261123/us-east-1/s3/aws4_request`), the day, region and service
 /// the signing key is derived for.
-public struct SigV4Scope: Sendable, Equatable {
+package struct SigV4Scope: Sendable, Equatable {
     /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
-    public let timestamp: String
-    public let region: String
-    public let service: String
+    package let timestamp: String
+    package let region: String
+    package let service: String
 
-    public init(date: Date, region: String, service: String = "s3") {
+    package init(date: Date, region: String, service: String = "s3") {
         self.timestamp = Self.timestamp(date)
         self.region = region
         self.service = service
     }
 
     /// `yyyyMMdd`, the first part of the scope.
-    public var day: Substring { timestamp.prefix(8) }
+    package var day: Substring { timestamp.prefix(8) }
 
     /// `DAY/REGION/SERVICE/aws4_request`.
-    public var text: String { "\(day)/\(region)/\(service)/aws4_request" }
+    package var text: String { "\(day)/\(region)/\(service)/aws4_request" }
 
     /// What `X-Amz-Credential` (and the Authorization header's `Credential=`) carries.
-    public func credential(_ credentials: SigV4Credentials) -> String {
+    package func credential(_ credentials: SigV4Credentials) -> String {
         "\(credentials.accessKeyID)/\(text)"
     }
 
     /// The string a signature is computed over (step 2 of SigV4): the algorithm, the instant,
     /// the scope and the hex SHA-256 of the canonical request.
-    public func stringToSign(_ canonical: CanonicalRequest) -> String {
+    package func stringToSign(_ canonical: CanonicalRequest) -> String {
         "AWS4-HMAC-SHA256\n\(timestamp)\n\(text)\n\(SigV4Hex.sha256(canonical.text))"
     }
 

@@ -96,15 +96,15 @@ public struct URLSigner: Sendable {
 }
 
 /// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5).
-public enum Base64URL {
-    public static func encode(_ data: Data) -> String {
+package enum Base64URL {
+    package static func encode(_ data: Data) -> String {
         data.base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    public static func decode(_ text: String) -> Data? {
+    package static func decode(_ text: String) -> Data? {
         guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "=") }) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.utf8.count % 4 != 0 { base64.append("=") }

@@ -1,25 +1,25 @@
 /// A photography advisor: a historical master's specialty and focus areas (which weigh double in
 /// their grade) and a voice for the feedback. The words are written for Atelier in the spirit
 /// of each photographer's known concerns; none are quotations.
-public struct Advisor: Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var specialty: String
-    public var focusAreas: [Dimension]
+package struct Advisor: Sendable, Equatable {
+    package var id: String
+    package var name: String
+    package var specialty: String
+    package var focusAreas: [Dimension]
     /// Opening of every review, in the advisor's voice.
-    public var opening: String
+    package var opening: String
     /// How the advisor praises and questions (fills "… {dimension} …").
-    public var praise: String
-    public var concern: String
-    public var closing: String
+    package var praise: String
+    package var concern: String
+    package var closing: String
     /// Colours of the generated portrait (a Mondrian-style composition per advisor).
-    public var palette: [(UInt8, UInt8, UInt8)]
+    package var palette: [(UInt8, UInt8, UInt8)]
 
-    public static func == (a: Advisor, b: Advisor) -> Bool { a.id == b.id }
+    package static func == (a: Advisor, b: Advisor) -> Bool { a.id == b.id }
 
-    public func weight(_ dimension: Dimension) -> Double { focusAreas.contains(dimension) ? 2 : 1 }
+    package func weight(_ dimension: Dimension) -> Double { focusAreas.contains(dimension) ? 2 : 1 }
 
-    public static let all: [Advisor] = [
+    package static let all: [Advisor] = [
         Advisor(id: "ansel", name: "Ansel Adams", specialty: "Landscape Photography",
                 focusAreas: [.composition, .lighting, .technique],
                 opening: "I look first for the full scale of tones a print can hold, from deep shadow to clean highlight.",
@@ -76,5 +76,5 @@ public struct Advisor: Sendable, Equatable {
                 palette: [(221, 1, 0), (34, 80, 149), (250, 201, 1)]),
     ]
 
-    public static func named(_ id: String) -> Advisor? { all.first { $0.id == id } }
+    package static func named(_ id: String) -> Advisor? { all.first { $0.id == id } }
 }

@@ -3,19 +3,19 @@ import Foundation
 /// What a language model is asked to ground an advisor's prose in: who the advisor is, the
 /// eight measured scores with their evidence, the overall mark and grade (all fixed by the
 /// measurements — the model writes words, it does not score), and the photo's caption.
-public struct CritiqueRequest: Sendable {
-    public var advisor: Advisor
-    public var scores: DimensionScores
-    public var overall: Double
-    public var grade: String
-    public var caption: String
+package struct CritiqueRequest: Sendable {
+    package var advisor: Advisor
+    package var scores: DimensionScores
+    package var overall: Double
+    package var grade: String
+    package var caption: String
 
-    public init(review: AdvisorReview, caption: String) {
+    package init(review: AdvisorReview, caption: String) {
         (advisor, scores, overall, grade, self.caption) = (review.advisor, review.scores, review.overall, review.grade, caption)
     }
 
     /// The measured facts as the prompt states them, one dimension per line.
-    public var facts: String {
+    package var facts: String {
         Dimension.allCases.map { dimension in
             let score = scores[dimension]
             let focus = advisor.focusAreas.contains(dimension) ? " [focus area]" : ""
@@ -23,7 +23,7 @@ public struct CritiqueRequest: Sendable {
         }.joined(separator: "\n")
     }
 
-    public var prompt: String {
+    package var prompt: String {
         """
         You are writing as \(advisor.name) (\(advisor.specialty)), reviewing a photograph for a student. \
         Write in the spirit of their known concerns, in your own words: no quotations, no claims to be them.
@@ -39,19 +39,19 @@ public struct CritiqueRequest: Sendable {
 }
 
 /// An advisor's feedback and recommendations written by a model (``VisionProvider/critique(_:)``).
-public struct AdvisorProse: Sendable, Equatable {
-    public var feedback: [String]
-    public var recommendations: [String]
+package struct AdvisorProse: Sendable, Equatable {
+    package var feedback: [String]
+    package var recommendations: [String]
     /// Who wrote it: `provider/model`.
-    public var writtenBy: String
+    package var writtenBy: String
 
-    public init(feedback: [String], recommendations: [String], writtenBy: String) {
+    package init(feedback: [String], recommendations: [String], writtenBy: String) {
         (self.feedback, self.recommendations, self.writtenBy) = (feedback, recommendations, writtenBy)
     }
 
     /// The model's answer: a JSON object `{feedback, recommendations}` (inside a ``` fence or
     /// with text around it too); nil when it is not that, or either list is empty.
-    public static func parse(_ text: String, writtenBy: String) -> AdvisorProse? {
+    package static func parse(_ text: String, writtenBy: String) -> AdvisorProse? {
         guard let start = text.firstIndex(of: "{"), let end = text.lastIndex(of: "}"), start < end,
               let object = try? JSONSerialization.jsonObject(with: Data(text[start...end].utf8)) as? [String: Any] else { return nil }
         func lines(_ key: String, max: Int) -> [String] {

@@ -4,8 +4,8 @@ import AtelierImaging
 /// Each advisor's picture: a Mondrian-style composition generated from the advisor's palette
 /// (no photographs of anyone, no copyrighted work). The same advisor always gets the same
 /// picture: the grid is seeded by the advisor's id.
-public enum AdvisorPortrait {
-    public static func render(_ advisor: Advisor, size: Int = 256) -> PixelBuffer {
+package enum AdvisorPortrait {
+    package static func render(_ advisor: Advisor, size: Int = 256) -> PixelBuffer {
         var image = PixelBuffer(width: size, height: size, channels: 3, fill: 246)
         var state = FNV1a.hash(advisor.id.utf8)
         func next(_ bound: Int) -> Int {

@@ -5,17 +5,17 @@ import Foundation
 /// recommendations for the weakest weighted dimensions. The `local` analysis writes the prose
 /// from templates; a language model can replace `feedback` and `recommendations` (``adopt(_:)``)
 /// while the scores stay the measured ones. `proseBy` says which.
-public struct AdvisorReview: Sendable {
-    public var advisor: Advisor
-    public var scores: DimensionScores
-    public var overall: Double
-    public var grade: String
-    public var feedback: [String]
-    public var recommendations: [String]
+package struct AdvisorReview: Sendable {
+    package var advisor: Advisor
+    package var scores: DimensionScores
+    package var overall: Double
+    package var grade: String
+    package var feedback: [String]
+    package var recommendations: [String]
     /// Who wrote the prose: `atelier-local templates`, or the model's `provider/model`.
-    public var proseBy = "atelier-local templates"
+    package var proseBy = "atelier-local templates"
 
-    public init(advisor: Advisor, scores: DimensionScores) {
+    package init(advisor: Advisor, scores: DimensionScores) {
         self.advisor = advisor
         self.scores = scores
         let total = Dimension.allCases.reduce(0.0) { $0 + advisor.weight($1) }
@@ -36,7 +36,7 @@ public struct AdvisorReview: Sendable {
     }
 
     /// Takes a model's feedback and recommendations; scores, overall and grade stay measured.
-    public mutating func adopt(_ prose: AdvisorProse) {
+    package mutating func adopt(_ prose: AdvisorProse) {
         (feedback, recommendations, proseBy) = (prose.feedback, prose.recommendations, prose.writtenBy)
     }
 

@@ -4,18 +4,18 @@ import Foundation
 /// The analysis of one photo by one or more advisors, and its self-contained HTML report: inline
 /// CSS, the photo embedded as a small JPEG data URI, every text escaped; laid out for a phone
 /// WebView (the Mondrian app shows it in WKWebView).
-public struct AnalysisReport: Sendable {
-    public var reviews: [AdvisorReview]
-    public var reading: PhotoReading
+package struct AnalysisReport: Sendable {
+    package var reviews: [AdvisorReview]
+    package var reading: PhotoReading
     /// Mean of the advisors' overall marks, and its letter.
-    public var overall: Double { reviews.isEmpty ? 0 : ((reviews.reduce(0) { $0 + $1.overall } / Double(reviews.count)) * 10).rounded() / 10 }
-    public var grade: String { AdvisorReview.grade(overall) }
+    package var overall: Double { reviews.isEmpty ? 0 : ((reviews.reduce(0) { $0 + $1.overall } / Double(reviews.count)) * 10).rounded() / 10 }
+    package var grade: String { AdvisorReview.grade(overall) }
 
-    public init(reviews: [AdvisorReview], reading: PhotoReading) {
+    package init(reviews: [AdvisorReview], reading: PhotoReading) {
         (self.reviews, self.reading) = (reviews, reading)
     }
 
-    public func html(thumbnail: PixelBuffer, caption: String, generatedAt: Date = Date()) throws -> String {
+    package func html(thumbnail: PixelBuffer, caption: String, generatedAt: Date = Date()) throws -> String {
         let preview = thumbnail.cappingLongSide(640)
         let jpeg = try ImageCodec.encodeJPEG(preview.channels == 4 ? preview.droppingAlpha() : preview, quality: 80)
         let dataURI = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()

@@ -1,5 +1,5 @@
 /// The eight dimensions every advisor scores, 1–10.
-public enum Dimension: String, CaseIterable, Sendable, Codable {
+package enum Dimension: String, CaseIterable, Sendable, Codable {
     case composition
     case lighting = "lighting_exposure"
     case focus = "focus_sharpness"
@@ -9,7 +9,7 @@ public enum Dimension: String, CaseIterable, Sendable, Codable {
     case impact = "visual_impact"
     case technique = "technical_execution"
 
-    public var title: String {
+    package var title: String {
         switch self {
         case .composition: "Composition"
         case .lighting: "Lighting & Exposure"

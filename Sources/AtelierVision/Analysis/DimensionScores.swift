@@ -4,22 +4,22 @@ import Foundation
 /// The eight scores of one photo, each computed from named measurements, with the evidence
 /// (what was measured, in words with the number) an advisor can cite. Scores are 1–10, one
 /// decimal; they are the same whoever reads them — advisors differ in weighting and voice.
-public struct DimensionScores: Sendable, Equatable {
-    public struct Score: Sendable, Equatable {
-        public var value: Double
+package struct DimensionScores: Sendable, Equatable {
+    package struct Score: Sendable, Equatable {
+        package var value: Double
         /// Measured facts behind the score, each a short clause ("mean brightness 47 %").
-        public var evidence: [String]
-        public var rounded: Int { Int(value.rounded()) }
+        package var evidence: [String]
+        package var rounded: Int { Int(value.rounded()) }
     }
 
-    public var scores: [Dimension: Score]
+    package var scores: [Dimension: Score]
 
-    public subscript(_ dimension: Dimension) -> Score { scores[dimension]! }
+    package subscript(_ dimension: Dimension) -> Score { scores[dimension]! }
 
     static func clamp(_ value: Double) -> Double { (min(10, max(1, value)) * 10).rounded() / 10 }
     static func percent(_ fraction: Double) -> String { "\(Int((fraction * 100).rounded())) %" }
 
-    public init(_ r: PhotoReading) {
+    package init(_ r: PhotoReading) {
         let m = r.measurements, c = r.composition
         var scores: [Dimension: Score] = [:]
         let sharpness = PhotoReading.sharpnessIndex(m)

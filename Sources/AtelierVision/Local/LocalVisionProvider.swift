@@ -4,13 +4,13 @@ import AtelierImaging
 /// photo's measurements (``PhotoReading``), so they are true of the photo but never name what
 /// is in it — and say so: `provider` "atelier-local", `model` "atelier-local-caption-1".
 /// `confidence` follows how clearly the measured cues hold. Same image → same caption.
-public struct LocalVisionProvider: VisionProvider {
-    public let name = "atelier-local"
-    public let model = "atelier-local-caption-1"
+package struct LocalVisionProvider: VisionProvider {
+    package let name = "atelier-local"
+    package let model = "atelier-local-caption-1"
 
-    public init() {}
+    package init() {}
 
-    public func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
+    package func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
         let reading = PhotoReading.read(photo.image)
         let confidence = reading.clarity >= 0.3 ? "high" : (reading.clarity >= 0.15 ? "medium" : "low")
         return Caption(text: LocalCaptioner.caption(reading), provider: name, model: model, confidence: confidence)

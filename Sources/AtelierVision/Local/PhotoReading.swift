@@ -5,47 +5,47 @@ import Foundation
 /// sharpness, grain, colour, palette, frame, horizon, where the weight sits — each with how
 /// clearly the numbers put it in its class (0 on a class boundary … 1 deep inside). Captions
 /// and critiques are composed from this, so every word traces back to a measured number.
-public struct PhotoReading: Sendable, Equatable {
-    public enum Key: String, Sendable { case lowKey = "low-key", dark, balanced, bright, highKey = "high-key" }
-    public enum Contrast: String, Sendable { case flat, soft, moderate, strong }
-    public enum Sharpness: String, Sendable { case blurred, soft, sharp, crisp }
-    public enum Colour: String, Sendable { case monochrome, muted, moderate, vivid, intense }
-    public enum Frame: String, Sendable { case panorama, landscape, square, portrait, tall }
+package struct PhotoReading: Sendable, Equatable {
+    package enum Key: String, Sendable { case lowKey = "low-key", dark, balanced, bright, highKey = "high-key" }
+    package enum Contrast: String, Sendable { case flat, soft, moderate, strong }
+    package enum Sharpness: String, Sendable { case blurred, soft, sharp, crisp }
+    package enum Colour: String, Sendable { case monochrome, muted, moderate, vivid, intense }
+    package enum Frame: String, Sendable { case panorama, landscape, square, portrait, tall }
 
-    public var key: Key
-    public var contrast: Contrast
-    public var sharpness: Sharpness
-    public var colour: Colour
-    public var frame: Frame
+    package var key: Key
+    package var contrast: Contrast
+    package var sharpness: Sharpness
+    package var colour: Colour
+    package var frame: Frame
     /// Named dominant colours (≥ 10 % of the frame each), largest first, at most three.
-    public var palette: [String]
+    package var palette: [String]
     /// Warm (positive) or cool (negative) cast, −1…1, from the mean red − blue.
-    public var warmth: Double
+    package var warmth: Double
     /// Noise σ in luma levels (Immerkær) and whether it shows.
-    public var noise: Double
-    public var grainy: Bool { noise >= 6 }
-    public var blownHighlights: Bool
-    public var crushedShadows: Bool
+    package var noise: Double
+    package var grainy: Bool { noise >= 6 }
+    package var blownHighlights: Bool
+    package var crushedShadows: Bool
     /// Horizon tilt in degrees when a near-level line stands out, else nil.
-    public var horizonTilt: Double?
+    package var horizonTilt: Double?
     /// Where the visual weight sits: "the upper-left third", "the centre", … ; nil when spread out.
-    public var weightPosition: String?
+    package var weightPosition: String?
     /// How clearly the cues hold, 0…1 (mean over key, contrast, sharpness, colour).
-    public var clarity: Double
+    package var clarity: Double
     /// Under 32 pixels on the long side (an icon, the API docs' 1 × 1 example): there is no
     /// detail, texture or composition to judge, only colour and tone.
-    public var tiny = false
+    package var tiny = false
 
-    public let measurements: ImageMeasurements
-    public let composition: Composition
+    package let measurements: ImageMeasurements
+    package let composition: Composition
 
     /// Laplacian standard deviation per unit of RMS contrast: sharpness that does not rise just
     /// because a photo has more contrast.
-    public static func sharpnessIndex(_ m: ImageMeasurements) -> Double {
+    package static func sharpnessIndex(_ m: ImageMeasurements) -> Double {
         m.laplacianVariance.squareRoot() / (m.rmsContrast * 255 + 4)
     }
 
-    public init(measurements m: ImageMeasurements, composition c: Composition) {
+    package init(measurements m: ImageMeasurements, composition c: Composition) {
         measurements = m
         composition = c
         var margins: [Double] = []
@@ -96,7 +96,7 @@ public struct PhotoReading: Sendable, Equatable {
         }
     }
 
-    public static func read(_ image: PixelBuffer) -> PhotoReading {
+    package static func read(_ image: PixelBuffer) -> PhotoReading {
         // Both measure the ≤ 512 px analysis copy: make it once (the aspect ratio from the original).
         let small = image.cappingLongSide(ImageMeasurements.analysisSize)
         var measurements = ImageMeasurements.measure(small)

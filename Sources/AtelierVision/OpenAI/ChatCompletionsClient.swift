@@ -7,48 +7,48 @@ import NIOHTTP1
 /// speak it): a JSON body POSTed to `{baseURL}/chat/completions`, retried with exponential
 /// backoff on 429, 5xx and connection errors (honouring `Retry-After`). Used by the vision
 /// provider for captions and critiques and by the Learn Assistant's chat.
-public struct ChatCompletionsClient: Sendable {
-    public struct Configuration: Sendable {
+package struct ChatCompletionsClient: Sendable {
+    package struct Configuration: Sendable {
         /// Up to and including the API version, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`.
-        public var baseURL: String
-        public var apiKey: String?
-        public var model: String
+        package var baseURL: String
+        package var apiKey: String?
+        package var model: String
         /// Per attempt.
-        public var timeout: Duration = .seconds(30)
+        package var timeout: Duration = .seconds(30)
         /// Attempts after the first, on 429 / 5xx / connection errors.
-        public var maxRetries = 3
+        package var maxRetries = 3
         /// First backoff; doubles per retry, capped at 8 s (a `Retry-After` header wins, capped at 30 s).
-        public var backoff: Duration = .milliseconds(500)
+        package var backoff: Duration = .milliseconds(500)
 
-        public init(baseURL: String, apiKey: String?, model: String) {
+        package init(baseURL: String, apiKey: String?, model: String) {
             (self.baseURL, self.apiKey, self.model) = (baseURL, apiKey, model)
         }
     }
 
     /// The answer's shape: the first choice's text, why it stopped, and the token usage.
-    public struct Answer: Decodable, Sendable {
-        public struct Choice: Decodable, Sendable {
-            public struct Message: Decodable, Sendable { public var content: String? }
-            public var message: Message?
-            public var finish_reason: String?
+    package struct Answer: Decodable, Sendable {
+        package struct Choice: Decodable, Sendable {
+            package struct Message: Decodable, Sendable { package var content: String? }
+            package var message: Message?
+            package var finish_reason: String?
         }
-        public var choices: [Choice]?
-        public var usage: TokenUsage?
+        package var choices: [Choice]?
+        package var usage: TokenUsage?
 
         /// The first choice's text, trimmed; nil when there is none.
-        public var text: String? {
+        package var text: String? {
             guard let text = choices?.first?.message?.content?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
             return text
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Names the provider in failure reasons ("the vision provider", "the chat provider").
     let role: String
     let client: HTTPClient
 
     /// `settingPrefix` names the settings a misconfiguration message points at (`ATELIER_OPENAI`).
-    public init(_ configuration: Configuration, role: String, settingPrefix: String = "ATELIER_OPENAI",
+    package init(_ configuration: Configuration, role: String, settingPrefix: String = "ATELIER_OPENAI",
                 client: HTTPClient = .shared) throws(VisionError) {
         guard let url = URL(string: configuration.baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             throw .configuration("\(settingPrefix)_BASE_URL must be an http(s) URL like https://api.openai.com/v1, got '\(configuration.baseURL)'")
@@ -58,12 +58,12 @@ public struct ChatCompletionsClient: Sendable {
     }
 
     /// The JSON request body for `messages` (each `{role, content}`; content a string or parts).
-    public func body(messages: [[String: Any]], maxTokens: Int) throws -> Data {
+    package func body(messages: [[String: Any]], maxTokens: Int) throws -> Data {
         try JSONSerialization.data(withJSONObject: ["model": configuration.model, "max_tokens": maxTokens, "messages": messages] as [String: Any])
     }
 
     /// One chat completion: sent, and retried with backoff on 429 / 5xx / connection errors.
-    public func complete(_ body: Data) async throws(VisionError) -> Data {
+    package func complete(_ body: Data) async throws(VisionError) -> Data {
         var attempt = 0
         while true {
             switch await send(body) {

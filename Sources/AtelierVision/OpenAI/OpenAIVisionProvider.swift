@@ -8,40 +8,40 @@ import Foundation
 /// exponential backoff (honouring `Retry-After`); a timeout, a refused request or an answer
 /// without text is ``VisionError/providerFailed(_:)`` (the caption API's AI_001). Analyses also
 /// ask it for each advisor's prose, grounded in the measured scores (``critique(_:)``).
-public struct OpenAIVisionProvider: VisionProvider {
+package struct OpenAIVisionProvider: VisionProvider {
     /// The endpoint (``ChatCompletionsClient/Configuration``: base URL, key, model, timeout,
     /// retries, backoff — read and set through this value as if they were its own) and the prompt.
     @dynamicMemberLookup
-    public struct Configuration: Sendable {
-        public var endpoint: ChatCompletionsClient.Configuration
-        public var prompt = """
+    package struct Configuration: Sendable {
+        package var endpoint: ChatCompletionsClient.Configuration
+        package var prompt = """
             Describe this photograph in one or two plain sentences for a photo library: what it shows, \
             the light and the mood. No preamble, no lists.
             """
 
-        public init(baseURL: String, apiKey: String?, model: String) {
+        package init(baseURL: String, apiKey: String?, model: String) {
             endpoint = ChatCompletionsClient.Configuration(baseURL: baseURL, apiKey: apiKey, model: model)
         }
 
-        public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ChatCompletionsClient.Configuration, Value>) -> Value {
+        package subscript<Value>(dynamicMember keyPath: WritableKeyPath<ChatCompletionsClient.Configuration, Value>) -> Value {
             get { endpoint[keyPath: keyPath] }
             set { endpoint[keyPath: keyPath] = newValue }
         }
     }
 
-    public let name = "openai"
-    public var model: String { configuration.model }
+    package let name = "openai"
+    package var model: String { configuration.model }
     let configuration: Configuration
     let client: ChatCompletionsClient
 
-    public init(_ configuration: Configuration, client: HTTPClient = .shared) throws(VisionError) {
+    package init(_ configuration: Configuration, client: HTTPClient = .shared) throws(VisionError) {
         self.configuration = configuration
         self.client = try ChatCompletionsClient(configuration.endpoint, role: "the vision provider", client: client)
     }
 
     typealias Answer = ChatCompletionsClient.Answer
 
-    public func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
+    package func caption(_ photo: VisionInput) async throws(VisionError) -> Caption {
         let body: Data
         do { body = try requestBody(photo) } catch { throw .providerFailed("the photo could not be prepared for the provider", detail: "\(error)") }
         return try parse(try await client.complete(body))
@@ -50,7 +50,7 @@ public struct OpenAIVisionProvider: VisionProvider {
     /// An advisor's prose from the model: a text-only request with the advisor, the measured
     /// scores and evidence, and the caption (``CritiqueRequest/prompt``); the answer must be the
     /// JSON asked for.
-    public func critique(_ request: CritiqueRequest) async throws(VisionError) -> AdvisorProse? {
+    package func critique(_ request: CritiqueRequest) async throws(VisionError) -> AdvisorProse? {
         let body: Data
         do {
             body = try JSONSerialization.data(withJSONObject: [
