@@ -1,46 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Atelier: a PostgreSQL-backed job system for image work.
-//
-// The target graph (our targets only; each arrow is a declared dependency, and ./ops/check-imports
-// checks that every import is declared and every declared dependency imported):
-//
-//   atelier (the executable) → AtelierAccounts, AtelierApps, AtelierConsole, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
-//                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
-//                              AtelierEmbeddings, AtelierVision, CAtelierKernels
-//   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage
-//                       (the operator console, /admin)
-//   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
-//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierLanes (the caption app's and Mondrian's routes)
-//   AtelierAPI        → AtelierAccounts, AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
-//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing, AtelierLanes (the core /v1 API)
-//   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
-//                       AtelierEmbeddings, AtelierSearch, AtelierVision
-//   AtelierWorker     → AtelierQueue, AtelierDatabase, AtelierStorage
-//   AtelierJobs       → AtelierImaging (each kind's payload, result and checks; styles and warps
-//                       are AtelierImaging's vocabulary; advisors are known by id only)
-//   AtelierVision     → AtelierImaging, AtelierHashing
-//   AtelierImaging    → CAtelierCodecs, CAtelierKernels
-//   AtelierEmbeddings → CAtelierEmbeddingKernels
-//   AtelierAccounts   → AtelierLanes (users, passwords, access and refresh tokens, in PostgreSQL)
-//   AtelierQueue      → AtelierDatabase
-//   AtelierDatabase   → AtelierHashing; (build plugin) EmbedMigrations → (tool) EmbedFiles: Migrations/*.sql built in
-//   AtelierLanes      → none of ours (bounded lanes for a request's costly work: probes, scrypt, embeddings, chat)
-//   AtelierSearch, AtelierStorage, AtelierHashing (FNV-1a, a hash stable across processes): none of ours
-//     (AtelierStorage's S3 store speaks HTTP through AsyncHTTPClient)
-//
-// Tests mirror the targets (AtelierDatabaseTests, AtelierQueueTests, AtelierWorkerTests, AtelierJobsTests,
-// AtelierHandlersTests, AtelierAPITests, AtelierAppsTests, AtelierImagingTests, AtelierEmbeddingsTests,
-// AtelierSearchTests, AtelierStorageTests, AtelierVisionTests, AtelierHashingTests, AtelierAccountsTests,
-// AtelierCLITests for the
-// `atelier` binary);
-// CAtelierColorFixtures (C, tests only): colour fixtures and lcms2's reference transform, made with lcms2,
-// libheif and libjpeg directly, for AtelierImagingTests and AtelierAPITests;
-// AtelierExamples: runnable documentation, one task a user or an engineer does per file (README "Examples");
-// AtelierTestSupport → AtelierQueue, AtelierDatabase, AtelierStorage (a database and an object-store prefix per
-// test, the binary as a process, Apple's signing keys played by the tests);
-// AtelierAPITestSupport → the server with every route and a worker; each test target declares what it imports.
+// Atelier: a PostgreSQL-backed job system for image work. The target graph — what each target
+// holds and depends on — is drawn once, in docs/architecture.md §8; change it there in the same
+// commit as a dependency here (./ops/check-imports checks the imports against this file).
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
