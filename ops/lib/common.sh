@@ -31,17 +31,19 @@ else
   STATE_DIR="${ATELIER_STATE_DIR:-$REPO/.atelier/state}"
   PG_USER="$(id -un)"
 fi
-# One port per checkout, so two checkouts on one machine never fight over it.
-PG_PORT="${ATELIER_PG_PORT:-$((55000 + 0x${repo_hash:0:4} % 1000))}"
+# One port per checkout, so two checkouts on one machine never fight over it. Every port a
+# server of ours listens on is below 32768: the kernel hands out 32768–60999 to clients
+# (net.ipv4.ip_local_port_range), and a listener there collides at random with one of them.
+PG_PORT="${ATELIER_PG_PORT:-$((25000 + 0x${repo_hash:0:4} % 1000))}"
 PG_DATA="$STATE_DIR/pgdata"
 PG_SOCKET_DIR="$STATE_DIR/run"
 PG_LOG="$STATE_DIR/postgres.log"
 VENV="$STATE_DIR/venv"
 # SeaweedFS (ATELIER_BLOB_STORE=s3, and the tests): its S3 gateway, master, volume and filer on four
-# neighbouring ports per checkout, like PG_PORT (bases 41000–44996, 4 apart, so two checkouts' bands
-# never overlap), and their gRPC ports exactly 10000 above (51000–54999: SeaweedFS's own convention,
+# neighbouring ports per checkout, like PG_PORT (bases 11000–14996, 4 apart, so two checkouts' bands
+# never overlap), and their gRPC ports exactly 10000 above (21000–24999: SeaweedFS's own convention,
 # set explicitly; it names unix sockets in /tmp after them, so those differ per checkout too).
-S3_PORT="${ATELIER_S3_PORT:-$((41000 + (0x${repo_hash:4:4} % 1000) * 4))}"
+S3_PORT="${ATELIER_S3_PORT:-$((11000 + (0x${repo_hash:4:4} % 1000) * 4))}"
 WEED_DIR="$STATE_DIR/seaweedfs"
 S3_BUCKET="atelier"                      # ./ops/run's
 S3_TEST_BUCKET="atelier-test"            # ./ops/test's (each test under a key prefix of its own)
@@ -184,6 +186,11 @@ work_mem = 16MB
 maintenance_work_mem = 256MB
 CONF
   fi
+  # A server this checkout started before its port changed (an older ops/) moves to PG_PORT.
+  if pg_running && [ "$(sed -n 4p "$PG_DATA/postmaster.pid")" != "$PG_PORT" ]; then
+    log "PostgreSQL runs on port $(sed -n 4p "$PG_DATA/postmaster.pid"); restarting it on $PG_PORT"
+    as_pg_user "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null
+  fi
   if pg_running; then
     log "PostgreSQL already running on 127.0.0.1:$PG_PORT"
   else
@@ -304,6 +311,11 @@ start_seaweedfs() {
 JSON
   )
   local started=""
+  # A server this checkout started before its ports changed (an older ops/) is stopped first.
+  if weed_running && ! tr '\0' ' ' < "/proc/$(cat "$WEED_DIR/weed.pid")/cmdline" | grep -q -- "-s3.port=$S3_PORT "; then
+    log "SeaweedFS runs on other ports than this checkout's; restarting it"
+    stop_seaweedfs
+  fi
   if weed_running; then
     log "SeaweedFS already running (S3 on 127.0.0.1:$S3_PORT)"
   else
