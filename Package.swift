@@ -502,6 +502,7 @@ let package = Package(
         .testTarget(
             name: "AtelierHandlersTests",
             dependencies: [
+                "AtelierHandlers",
                 "AtelierAPI",
                 "AtelierAPITestSupport",
                 "AtelierTestSupport",
