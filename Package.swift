@@ -9,8 +9,8 @@ import PackageDescription
 //   atelier (the executable) → AtelierAccounts, AtelierApps, AtelierConsole, AtelierAPI, AtelierHandlers, AtelierWorker, AtelierQueue,
 //                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
-//   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage
-//                       (the operator console, /admin)
+//   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage,
+//                       AtelierVision (its HTML escape) (the operator console, /admin)
 //   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierLanes (the caption app's and Mondrian's routes)
 //   AtelierAPI        → AtelierAccounts, AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
@@ -274,6 +274,7 @@ let package = Package(
                 "AtelierJobs",
                 "AtelierQueue",
                 "AtelierStorage",
+                "AtelierVision",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
