@@ -18,7 +18,8 @@ public struct ServerLanes: Sendable {
     /// An uploaded image's header (`POST /v1/jobs`, Mondrian's `/upload`): linear in its size,
     /// up to `ATELIER_MAX_UPLOAD_BYTES`.
     public let probes: WorkLane
-    /// scrypt: sign-in, sign-up and password changes (~0.1 s and 32 MiB each).
+    /// scrypt: sign-in, sign-up and password changes (32 MiB each, and the CPU of BENCHMARKS.md,
+    /// "Accounts").
     public let passwords: WorkLane
     /// A search query or chat message embedded by MiniLM.
     public let embeddings: WorkLane
