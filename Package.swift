@@ -238,6 +238,7 @@ let package = Package(
                 "AtelierJobs",
                 "AtelierQueue",
                 "AtelierStorage",
+                "AtelierVision",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -467,6 +468,7 @@ let package = Package(
         .testTarget(
             name: "AtelierHandlersTests",
             dependencies: [
+                "AtelierHandlers",
                 "AtelierAPI",
                 "AtelierAPITestSupport",
                 "AtelierTestSupport",

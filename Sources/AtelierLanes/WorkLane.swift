@@ -1,12 +1,12 @@
 import Synchronization
 
 /// A bounded lane for one kind of costly work a request can ask for — probing an uploaded
-/// image's header, checking a password (scrypt: 32 MiB and ~0.1 s each), embedding a search
-/// query, a chat model's answer. At most `concurrency` items run at once and at most
-/// `queueLimit` wait for a turn, in order; one more is refused at once with ``LaneFullError``
-/// (the API's `503` with `Retry-After`), so a burst of one kind of work — one tenant's, or an
-/// attacker's — never makes another request wait behind it, and a waiting request holds nothing
-/// but its place in line.
+/// image's header, checking a password (scrypt: 32 MiB each, and the CPU of BENCHMARKS.md,
+/// "Accounts"), embedding a search query, a chat model's answer. At most `concurrency` items
+/// run at once and at most `queueLimit` wait for a turn, in order; one more is refused at once
+/// with ``LaneFullError`` (the API's `503` with `Retry-After`), so a burst of one kind of work —
+/// one tenant's, or an attacker's — never makes another request wait behind it, and a waiting
+/// request holds nothing but its place in line.
 ///
 /// Blocking work (``run(_:)-(()throws->T)``) runs on ``LaneThreads``, threads kept for the lanes
 /// alone (never Swift's cooperative pool, where it would hold up every other request's tasks,

@@ -17,7 +17,8 @@
 // kernel: the source curves as 256-entry tables to linear light, one 3 × 3 matrix to linear sRGB
 // (the two profiles' colorants, both adapted to D50), clipping, and sRGB's curve as a 16384-entry
 // table. lcms2 computes the same thing (perceptual falls back to colorimetric for matrix-shapers)
-// at about a third of the speed; every other profile goes through lcms2's transform.
+// more slowly (BENCHMARKS.md, "Colour management"); every other profile goes through lcms2's
+// transform.
 #define AC_OUT_STEPS 16384
 
 typedef struct {
@@ -380,7 +381,8 @@ static ac_matrix_shaper *ac_matrix_shaper_for(cmsHPROFILE profile) {
 // In blocks of 64 pixels: the table lookups are scalar, the matrix, clipping and scaling run over
 // plain float arrays the compiler vectorises; locals and `restrict` keep the byte stores from
 // forcing every table and coefficient to be reloaded. Built twice, for AVX2 and for any x86-64,
-// chosen when the program loads (AVX2: ~20 % faster; no FMA, so both round alike).
+// chosen when the program loads (AVX2 is the faster: BENCHMARKS.md, "Colour management"; no FMA,
+// so both round alike).
 #define AC_BLOCK 64
 
 #if defined(__x86_64__) && defined(__ELF__)
@@ -446,10 +448,10 @@ static void ac_describe(cmsHPROFILE profile, char *description) {
 }
 
 // lcms2 prefers a profile's floating-point tables (D2Bx, `mpet`) to its integer ones and, to build
-// a transform, runs each of its 33³ grid points through every stage of them: ~20 ms of CPU per KB
-// of such tables (measured: 1 KB 21 ms, 85 KB 1.7 s; the 8 MiB a carrier allows, minutes). Photos
-// do not carry them: they are dropped, and lcms2 reads the A2Bx tables or the matrix and curves
-// instead, as every ICC v2 reader does.
+// a transform, runs each of its 33³ grid points through every stage of them: CPU in proportion to
+// the tables' size, far past a decode's for the 8 MiB a carrier allows (BENCHMARKS.md, "Fuzzing:
+// cost per KB"). Photos do not carry them: they are dropped, and lcms2 reads the A2Bx tables or
+// the matrix and curves instead, as every ICC v2 reader does.
 static void ac_drop_float_tables(cmsHPROFILE profile) {
     static const cmsTagSignature tables[4] = {cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag, cmsSigDToB3Tag};
     for (int i = 0; i < 4; i++) {

@@ -114,7 +114,8 @@ static void linear_part(void *context, int part, int parts) {
 void aek_linear_packed(const float *x, int rows, int inputs, const float *packed, int outputs,
                        const float *residual, int gelu, float *y) {
     struct linear_job job = {x, packed, residual, y, rows, inputs, outputs, gelu, tiles_for(rows, outputs)};
-    // At least ~1 MFLOP per thread (≈ 10 µs here): smaller products run on the caller alone.
+    // At least ~1 MFLOP per thread (microseconds of work, more than a helper's wake-up costs):
+    // smaller products run on the caller alone.
     const double flops = 2.0 * rows * inputs * outputs;
     int parts = aek_pool_threads();
     if (parts > job.tiles) parts = job.tiles;

@@ -103,8 +103,8 @@ final class ColorManagementTests: XCTestCase {
 
     func testTheMatrixShaperKernelAgreesWithLcms2sOwn8BitTransform() throws {
         // 262,144 random pixels through the P3 profile: our kernel (ImageCodec.convertToSRGB) and
-        // lcms2's optimised 8-bit transform differ by one step at most, and rarely (0.7 % of
-        // samples when this was written; the bound asserted is 2 %).
+        // lcms2's optimised 8-bit transform differ by one step at most, and rarely (the bound
+        // asserted is 2 % of samples; what was seen: BENCHMARKS.md, "Colour management").
         var generator = SystemRandomNumberGenerator()
         let random = PixelBuffer(width: 512, height: 512, channels: 3,
                                  pixels: (0..<(512 * 512 * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) })
@@ -433,9 +433,10 @@ final class ColorManagementTests: XCTestCase {
         XCTAssertEqual(text(description), "Display P3 (test)")
     }
     /// lcms2 prefers floating-point tables (D2B0) and ran every grid point of a transform through
-    /// every stage of them: ~20 ms per KB of tables, minutes for a profile at the carriers' 8 MiB
-    /// cap. They are dropped: a P3 profile that also carries tables that swap red and blue is read
-    /// by its matrix and curves, exactly as the same profile without them.
+    /// every stage of them: CPU in proportion to the tables' size, far too much at the carriers'
+    /// 8 MiB cap (BENCHMARKS.md, "Fuzzing: cost per KB"). They are dropped: a P3 profile that
+    /// also carries tables that swap red and blue is read by its matrix and curves, exactly as
+    /// the same profile without them.
     func testFloatingPointTablesAreDroppedForTheMatrixAndCurves() throws {
         var size = 0
         let bytes = try XCTUnwrap(acf_rgb_profile_with_float_tables(12, "P3 with float tables (test)", 1, &size))

@@ -5,9 +5,11 @@ import Foundation
 
 /// Every error the API answers with: a status, an error name of docs/clients.md §4.2, a message for people,
 /// optional details (which field, what limit) and extra headers (Retry-After …).
-/// Rendered as `{"error", "message", "details"?, "retryAfter"?, "requestId"?}` by ``ErrorMiddleware``,
-/// the one place errors become responses: a 429 repeats its `Retry-After` as `retryAfter` (whole
-/// seconds), a 500 names its request in `requestId` — the fleet app's conventions, for every client.
+/// Rendered as `{"error", "message", "details"?, "retryAfter"?, "requestId"?}` by ``response()``: the
+/// outermost ``RequestLogMiddleware`` catches every error, ``ErrorMapping`` turns it into an
+/// `APIError`, and that is the one place errors become responses. A 429 repeats its `Retry-After`
+/// as `retryAfter` (whole seconds), a 500 names its request in `requestId` — the fleet app's
+/// conventions, for every client.
 package struct APIError: Error, Sendable, Equatable {
     package var status: HTTPResponse.Status
     package var name: String

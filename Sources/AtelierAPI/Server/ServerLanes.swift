@@ -18,7 +18,8 @@ package struct ServerLanes: Sendable {
     /// An uploaded image's header (`POST /v1/jobs`, Mondrian's `/upload`): linear in its size,
     /// up to `ATELIER_MAX_UPLOAD_BYTES`.
     package let probes: WorkLane
-    /// scrypt: sign-in, sign-up and password changes (~0.1 s and 32 MiB each).
+    /// scrypt: sign-in, sign-up and password changes (32 MiB each, and the CPU of BENCHMARKS.md,
+    /// "Accounts").
     package let passwords: WorkLane
     /// A search query or chat message embedded by MiniLM.
     package let embeddings: WorkLane

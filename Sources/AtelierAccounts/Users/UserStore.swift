@@ -9,9 +9,9 @@ package struct UserStore: Sendable {
     package let client: PostgresClient
     let logger: Logger
     let hasher: PasswordHasher
-    /// Where scrypt runs (~0.1 s of CPU and 32 MiB each): a bounded lane of its own, never the
-    /// cooperative pool every other request's tasks run on. The API passes its `passwords`
-    /// lane; tools and tests get one of their own.
+    /// Where scrypt runs (32 MiB each, and the CPU of BENCHMARKS.md, "Accounts"): a bounded lane
+    /// of its own, never the cooperative pool every other request's tasks run on. The API passes
+    /// its `passwords` lane; tools and tests get one of their own.
     let passwords: WorkLane
 
     package init(client: PostgresClient, hasher: PasswordHasher = PasswordHasher(), logger: Logger,

@@ -103,9 +103,9 @@ package final class MiniLMEncoder: Sendable {
     package func embed(_ text: String) -> [Float] { embed([text])[0] }
 
     /// Rows (texts × padded length) one forward pass works on at most: 128 per core. Larger
-    /// batches run as several passes so activations stay in the per-core caches (measured at
-    /// batch 64 of short sentences: one pass over 1,024 rows was ~10 % slower per sentence on
-    /// one core than passes of 128 rows; on two cores 256 rows did best).
+    /// batches run as several passes so activations stay in the per-core caches (at batch 64 of
+    /// short sentences, one pass over all the rows was slower per sentence than passes of 128
+    /// rows per core: BENCHMARKS.md, "Embeddings and search", what changed).
     static var rowsPerPass: Int { 128 * Int(aek_threads()) }
 
     /// Embeddings of already tokenised texts (each with `[CLS]`/`[SEP]`).

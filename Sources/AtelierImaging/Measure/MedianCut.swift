@@ -3,7 +3,8 @@
 /// its population its share. Deterministic: the same image gives the same palette.
 enum MedianCut {
     /// At most this many pixels are sorted: a regular sample of larger images (every k-th pixel)
-    /// gives the same palette to within a percent of share and was 40 % of a caption's time.
+    /// gives the same palette to within a percent of share, and sorting them all was most of a
+    /// caption's time (BENCHMARKS.md, "Captions", what changed).
     static let maxSamples = 32_768
 
     static func dominantColours(_ rgb: PixelBuffer, count: Int) -> [ImageMeasurements.DominantColour] {

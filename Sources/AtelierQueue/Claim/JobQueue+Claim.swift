@@ -8,11 +8,12 @@ extension JobQueue {
 
     /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then oldest.
     ///
-    /// The claim query is `atelier_claim` in `Migrations/0002_claim_function.sql` (0008 adds the
-    /// crash count to what it returns, 0009 the snoozes, 0013 the isolation of jobs whose worker
-    /// died under them): pick rows from the partial index of queued jobs in claim order, skipping
-    /// rows another worker is claiming at this instant (`FOR UPDATE SKIP LOCKED`), mark them
-    /// running under a lease in the same statement, and append a `running` event for each.
+    /// The claim query is the SQL function `atelier_claim`, read as the database has it in
+    /// `Migrations/current/schema.sql` (made by migration 0002, redefined by 0008, 0009 and
+    /// 0013; that file is their sum, kept true by ./ops/check-schema): pick rows from the partial
+    /// index of queued jobs in claim order, skipping rows another worker is claiming at this
+    /// instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in the same
+    /// statement, and append a `running` event for each.
     /// Paused queues are left alone. It lives in the database so its planner settings can pin
     /// the index walk: cost is O(limit), not O(queued jobs), even when statistics are stale.
     /// Where the claim sits in a job's life (wake-up, batch refill, leases): docs/architecture.md §2.2.

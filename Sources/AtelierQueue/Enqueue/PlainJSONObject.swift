@@ -1,9 +1,9 @@
 /// A fast answer to "is this text a JSON object?" for the plain texts jobs carry, without
 /// building the object. Every enqueued payload, job result and progress detail is checked;
 /// `JSONSerialization` builds the whole object only for its top-level type to be looked at
-/// (measured in a standalone loop on the 2-vCPU machine: about 3.8 µs for a 177-byte
-/// stylize-like payload against this scan's 0.12 µs), which for a batch of 100 such jobs is a
-/// large part of the client's work per insert.
+/// (many times this scan's cost for a stylize-like payload, timed in a standalone loop; the
+/// client's share of an insert: BENCHMARKS.md, "Enqueue at scale"), which for a batch of 100
+/// such jobs is a large part of the client's work per insert.
 ///
 /// It answers `true` only for a subset of JSON that the full parser certainly accepts: an
 /// object of objects, arrays, `true`/`false`/`null`, strings without escapes or control

@@ -46,7 +46,7 @@ extension JobQueue {
         var queues: [QueueStats.QueueDepth] = []
         // Queued and running rows are read through their partial indexes (jobs_claim_idx,
         // jobs_running_idx), one state at a time: `state IN (…)` made PostgreSQL scan the whole
-        // table (170 ms at 1M jobs, 5 ms this way; BENCHMARKS.md, the operator console).
+        // table, slower the more jobs it holds (BENCHMARKS.md, "Operator console").
         for try await (queue, paused, ready, scheduled, running, age) in try await client.query("""
             WITH active AS (
                 SELECT queue, state, run_at FROM jobs WHERE state = 'queued'

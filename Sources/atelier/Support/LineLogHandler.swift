@@ -6,7 +6,8 @@ import Logging
 /// difference that matters on the request path: metadata is rendered when a line is written,
 /// not each time a key is set. Every request sets its id on its logger twice (Hummingbird's
 /// and ours) and most requests write nothing; `StreamLogHandler` rendered the whole metadata
-/// string on each set (measured: ~5 % of the CPU of an authenticated poll).
+/// string on each set, a visible share of an authenticated poll's CPU (BENCHMARKS.md, "HTTP
+/// API", second pass).
 struct LineLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info

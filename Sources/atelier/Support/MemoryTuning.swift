@@ -3,9 +3,9 @@ import CAtelierKernels
 /// glibc returns every large block (≥ 32 MB at most) to the kernel when it is freed, so each
 /// decoded photo (a 13 MP image is 40 MB) is mapped anew and page-faulted in, zeroed by the
 /// kernel, page by page — on this machine that costs as much as decoding it. Keeping large
-/// blocks in the heap and not trimming it lets a worker reuse the memory of the last image:
-/// measured with `atelier bench image`, decode 58 → 44 ms and the watercolor kernel
-/// 186 → 95 ms on one core (BENCHMARKS.md). The price: a process keeps its peak heap resident.
+/// blocks in the heap and not trimming it lets a worker reuse the memory of the last image: a
+/// faster decode and watercolor kernel in `atelier bench image` (BENCHMARKS.md, "Image pipeline
+/// and styles", what made the difference). The price: a process keeps its peak heap resident.
 /// `ATELIER_MALLOC_TUNING=false` turns it off.
 enum MemoryTuning {
     static func apply(environment: [String: String]) {
