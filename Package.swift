@@ -14,7 +14,8 @@ import PackageDescription
 //   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierLanes (the caption app's and Mondrian's routes)
 //   AtelierAPI        → AtelierAccounts, AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
-//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing, AtelierLanes (the core /v1 API)
+//                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierHashing, AtelierLanes (the core /v1 API);
+//                       (build plugin) EmbedAssets → (tool) EmbedFiles: OpenAPI/openapi.yaml built in
 //   AtelierHandlers   → AtelierJobs, AtelierWorker, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierEmbeddings, AtelierSearch, AtelierVision
 //   AtelierWorker     → AtelierJobs (its diagnostic kinds), AtelierQueue, AtelierDatabase, AtelierStorage
@@ -81,6 +82,9 @@ let package = Package(
         // binary never looks for its schema on disk, and the schema version is the newest file's.
         .executableTarget(name: "EmbedFiles"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
+        // A target's data files (.yaml, .js, .css under its folder, each also in its `exclude:`)
+        // built into it as `EmbeddedAssets` strings (EmbedFiles again): the OpenAPI document, the console's assets.
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         // The database itself: DatabaseURL (ATELIER_DATABASE_URL), the migrations and their
         // migrator, the schema version, ConfigurationError for bad settings.
         .target(
@@ -242,7 +246,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            exclude: ["OpenAPI/openapi.yaml"],
+            plugins: ["EmbedAssets"]
         ),
         // The apps' facades on the core API: the caption app's /api/generateCaption and Mondrian's
         // routes at the root (docs/clients.md §1, §2), registered by the executable.
