@@ -10,7 +10,7 @@ import PackageDescription
 //                              AtelierDatabase, AtelierSearch, AtelierStorage, AtelierImaging,
 //                              AtelierEmbeddings, AtelierVision, CAtelierKernels
 //   AtelierConsole    → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage
-//                       (the operator console, /admin)
+//                       (the operator console, /admin); (build plugin) EmbedAssets: console.js, console.css built in
 //   AtelierApps       → AtelierAPI, AtelierAccounts, AtelierJobs, AtelierQueue, AtelierStorage, AtelierImaging,
 //                       AtelierSearch, AtelierEmbeddings, AtelierVision, AtelierLanes (the caption app's and Mondrian's routes)
 //   AtelierAPI        → AtelierAccounts, AtelierJobs, AtelierQueue, AtelierDatabase, AtelierStorage, AtelierImaging,
@@ -286,7 +286,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            exclude: ["Assets/console.css", "Assets/console.js"],
+            plugins: ["EmbedAssets"]
         ),
         // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
         .executableTarget(
