@@ -46,6 +46,9 @@ let package = Package(
         // binary never looks for its schema on disk, and the schema version is the newest file's.
         .executableTarget(name: "EmbedFiles"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
+        // A target's data files (.yaml, .js, .css under its folder, each also in its `exclude:`)
+        // built into it as `EmbeddedAssets` strings (EmbedFiles again): the OpenAPI document, the console's assets.
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         // The database itself: DatabaseURL (ATELIER_DATABASE_URL), the migrations and their
         // migrator, the schema version, ConfigurationError for bad settings.
         .target(
@@ -206,7 +209,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            exclude: ["OpenAPI/openapi.yaml"],
+            plugins: ["EmbedAssets"]
         ),
         // The apps' facades on the core API: the caption app's /api/generateCaption and Mondrian's
         // routes at the root (docs/clients.md §1, §2), registered by the executable.
@@ -245,7 +250,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            exclude: ["Assets/console.css", "Assets/console.js"],
+            plugins: ["EmbedAssets"]
         ),
         // The one executable: `atelier serve | dev | migrate | work | queue | jobs | workers | tokens | bench`.
         .executableTarget(

@@ -15,7 +15,7 @@ struct EmbedMigrations: BuildToolPlugin {
         return [.buildCommand(
             displayName: "Embedding \(files.count) migrations into \(target.name)",
             executable: try context.tool(named: "EmbedFiles").url,
-            arguments: [output.path] + files.map(\.path),
+            arguments: [output.path, "list", "Migration.files"] + files.map(\.path),
             inputFiles: files,
             outputFiles: [output]
         )]

@@ -9,7 +9,8 @@
 // Everything lcms2 allocates goes through the functions below (a memory plug-in registered on
 // the global context before main runs). While a thread works on a profile from an image, they
 // count what lcms2 asks for and refuse past a budget linear in the profile's size; lcms2 then
-// reports the tag or profile as unreadable and color.c falls back as for a damaged profile.
+// reports the tag or profile as unreadable and color_profiles.c or color_cmyk.c falls back as
+// for a damaged profile.
 // Legitimate profiles stay far inside it: measured, opening, describing and building a transform
 // to sRGB asks for 0.16–0.44 MB in all for RGB and gray profiles of 0.4–13 KB, 1.1 MB for a
 // 187 KB CMYK profile (Ghostscript's default_cmyk.icc).

@@ -42,7 +42,7 @@ static uint8_t ac_srgb_encode(double linear) {
 void ac_hdr_to_srgb(const uint8_t *plane, size_t stride, int width, int height, int channels, int bits,
                     int transfer, int primaries, uint8_t *target) {
     // Source primaries → sRGB primaries in linear light, and the source's luminance weights
-    // (color.c, from the same primaries table as every nclx profile); unknown primaries: sRGB's.
+    // (color_shaper.c, from the same primaries table as every nclx profile); unknown primaries: sRGB's.
     double matrix[9], weights[3];
     if (!ac_nclx_linear_to_srgb(primaries, matrix, weights) && !ac_nclx_linear_to_srgb(1, matrix, weights)) {
         const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, rec709[3] = {0.2126, 0.7152, 0.0722};

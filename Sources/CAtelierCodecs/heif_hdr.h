@@ -12,7 +12,7 @@
 void ac_hdr_to_srgb(const uint8_t *plane, size_t stride, int width, int height, int channels, int bits,
                     int transfer, int primaries, uint8_t *target);
 
-// Provided by color.c: linear light in the H.273 `primaries` → linear sRGB (`matrix`, row-major)
+// Provided by color_shaper.c: linear light in the H.273 `primaries` → linear sRGB (`matrix`, row-major)
 // and those primaries' luminance weights; 0 for primaries it does not know.
 int ac_nclx_linear_to_srgb(int primaries, double matrix[9], double luminance[3]);
 

@@ -1,75 +1,14 @@
+// The checks of heif_structure.h: item references that loop, coded images against their 'ispe'
+// (their HEVC parameter sets, in 'hvcC' and in their data), derived images' canvases, and a
+// budget on what the checks read. The boxes are read by heif_boxes.c.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "heif_boxes.h"
 #include "heif_structure.h"
 
-// The boxes are read as libheif 1.15 reads them (ISO/IEC 23008-12, 14496-12): 'meta' at the
-// top level; in it 'iinf', 'iloc', 'idat', 'iref' and 'iprp' ('ipco' properties, 'ipma'
-// associations). Anything this reader cannot follow is left to libheif, which refuses it too —
-// except where skipping would leave a size unchecked: there the file is refused.
-
-#define FOURCC(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
-
-enum {
-    BOX_META = FOURCC('m', 'e', 't', 'a'), BOX_IREF = FOURCC('i', 'r', 'e', 'f'),
-    BOX_ILOC = FOURCC('i', 'l', 'o', 'c'), BOX_IDAT = FOURCC('i', 'd', 'a', 't'),
-    BOX_IPRP = FOURCC('i', 'p', 'r', 'p'), BOX_IPCO = FOURCC('i', 'p', 'c', 'o'),
-    BOX_IPMA = FOURCC('i', 'p', 'm', 'a'), BOX_HVCC = FOURCC('h', 'v', 'c', 'C'),
-    BOX_ISPE = FOURCC('i', 's', 'p', 'e'), BOX_AV1C = FOURCC('a', 'v', '1', 'C'),
-    BOX_IINF = FOURCC('i', 'i', 'n', 'f'), BOX_INFE = FOURCC('i', 'n', 'f', 'e'),
-    REF_DIMG = FOURCC('d', 'i', 'm', 'g'), REF_AUXL = FOURCC('a', 'u', 'x', 'l'),
-    ITEM_GRID = FOURCC('g', 'r', 'i', 'd'), ITEM_IOVL = FOURCC('i', 'o', 'v', 'l'),
-};
-
 #define MAX_REFERENCE_EDGES 4096
-#define MAX_EXTENTS 32  // per item: libheif 1.15's own limit (it refuses the file past it)
-#define HEVC_SPS 33
-#define SPS_READ_BYTES 256  // far more than the fields up to the picture size can take
-
-typedef struct { size_t start, end; } span;  // [start, end) in the file
-
-static uint64_t be(const uint8_t *p, int bytes) {
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
-    return v;
-}
-
-// The extent of the box at `at` (header included); 0 when it does not fit before `end`.
-static size_t box_at(const uint8_t *data, size_t at, size_t end, uint32_t *type, size_t *header) {
-    if (at > end || end - at < 8) return 0;
-    uint64_t size = be(data + at, 4);
-    *type = (uint32_t)be(data + at + 4, 4);
-    *header = 8;
-    if (size == 1) {
-        if (end - at < 16) return 0;
-        size = be(data + at + 8, 8);
-        *header = 16;
-    } else if (size == 0) {
-        size = end - at;
-    }
-    if (size < *header || size > end - at) return 0;
-    return (size_t)size;
-}
-
-// The content of the first box of `type` among the children in `within` ({0, 0} if none).
-// `full` skips a FullBox's version and flags (the version is kept in `version`).
-static span child(const uint8_t *data, span within, uint32_t wanted, int full, int *version) {
-    size_t extent = 0, header = 0;
-    uint32_t type = 0;
-    for (size_t at = within.start; at < within.end && (extent = box_at(data, at, within.end, &type, &header)) > 0;
-         at += extent) {
-        if (type != wanted) continue;
-        size_t start = at + header;
-        if (full) {
-            if (extent < header + 4) return (span){0, 0};
-            if (version != NULL) *version = data[start];
-            start += 4;
-        }
-        return (span){start, at + extent};
-    }
-    return (span){0, 0};
-}
 
 static int refuse(ac_result *result, int code, const char *message) {
     result->code = code;
@@ -158,65 +97,6 @@ static int has_reference_loop(const uint8_t *data, span iref, int version) {
 
 // MARK: HEVC sequence parameter sets
 
-typedef struct {
-    const uint8_t *bytes;
-    size_t bits, at;
-    int overrun;
-} bit_reader;
-
-static uint64_t bits(bit_reader *reader, int count) {
-    uint64_t value = 0;
-    for (int i = 0; i < count; i++) {
-        if (reader->at >= reader->bits) { reader->overrun = 1; return 0; }
-        value = value << 1 | ((reader->bytes[reader->at / 8] >> (7 - reader->at % 8)) & 1);
-        reader->at++;
-    }
-    return value;
-}
-
-static uint64_t exp_golomb(bit_reader *reader) {
-    int zeros = 0;
-    while (!reader->overrun && bits(reader, 1) == 0) {
-        if (++zeros > 32) { reader->overrun = 1; return 0; }
-    }
-    return ((uint64_t)1 << zeros) - 1 + bits(reader, zeros);
-}
-
-// The picture size an SPS NAL unit (2-byte header included) declares; 0 when it cannot be read
-// up to there. Emulation-prevention bytes (00 00 03) are removed first, as a decoder does.
-static int sps_picture_size(const uint8_t *nal, size_t length, uint64_t *width, uint64_t *height) {
-    uint8_t rbsp[SPS_READ_BYTES];
-    size_t count = 0, zeros = 0;
-    for (size_t i = 2; i < length && count < sizeof rbsp; i++) {
-        if (zeros >= 2 && nal[i] == 3) { zeros = 0; continue; }
-        zeros = nal[i] == 0 ? zeros + 1 : 0;
-        rbsp[count++] = nal[i];
-    }
-    bit_reader reader = {rbsp, count * 8, 0, 0};
-    bits(&reader, 4);  // sps_video_parameter_set_id
-    int sub_layers = (int)bits(&reader, 3);  // sps_max_sub_layers_minus1
-    bits(&reader, 1);  // sps_temporal_id_nesting_flag
-    bits(&reader, 88);  // general profile: space, tier, idc, compatibility, constraint flags
-    bits(&reader, 8);   // general_level_idc
-    int profile_present[8] = {0}, level_present[8] = {0};
-    for (int i = 0; i < sub_layers; i++) {
-        profile_present[i] = (int)bits(&reader, 1);
-        level_present[i] = (int)bits(&reader, 1);
-    }
-    if (sub_layers > 0) {
-        for (int i = sub_layers; i < 8; i++) bits(&reader, 2);
-    }
-    for (int i = 0; i < sub_layers; i++) {
-        if (profile_present[i]) bits(&reader, 88);
-        if (level_present[i]) bits(&reader, 8);
-    }
-    exp_golomb(&reader);  // sps_seq_parameter_set_id
-    if (exp_golomb(&reader) == 3) bits(&reader, 1);  // chroma_format_idc; separate_colour_plane_flag
-    *width = exp_golomb(&reader);
-    *height = exp_golomb(&reader);
-    return !reader.overrun;
-}
-
 // Whether a width × height fits within 'ispe' either way round: libheif 1.15 writes the size
 // after its own rotation ('irot') into 'ispe', where the standard has the coded size, so files
 // exist with both (the bound on memory is the same).
@@ -228,146 +108,16 @@ static int fits_either_way(uint64_t width, uint64_t height, uint64_t ispe_width,
 // back to 'ispe' with its conformance window.
 static int sps_fits(const uint8_t *nal, size_t length, uint32_t ispe_width, uint32_t ispe_height) {
     uint64_t width = 0, height = 0;
-    if (!sps_picture_size(nal, length, &width, &height)) return 0;
+    if (!ac_sps_picture_size(nal, length, &width, &height)) return 0;
     return fits_either_way(width, height, ((uint64_t)ispe_width + 63) / 64 * 64, ((uint64_t)ispe_height + 63) / 64 * 64);
 }
 
-// MARK: item locations
-
-typedef struct {
-    uint32_t item;
-    int method;             // construction method: 0 file offsets, 1 'idat' offsets
-    int offset_size, length_size, index_size;
-    uint64_t base;
-    size_t extents;         // offset of the extent list in the file
-    uint32_t extent_count;
-} location;
-
-typedef struct {
-    location *items;
-    size_t count;
-    int offset_size, length_size, index_size, version;
-} locations;
-
-static int compare_locations(const void *a, const void *b) {
-    const location *x = a, *y = b;
-    return x->item < y->item ? -1 : x->item > y->item;
-}
-
-// Reads 'iloc'; 0 when it does not parse (libheif refuses such a file before decoding).
-static int read_locations(const uint8_t *data, span iloc, int version, locations *out) {
-    memset(out, 0, sizeof *out);
-    if (version > 2 || iloc.end - iloc.start < 2) return 0;
-    size_t at = iloc.start;
-    out->version = version;
-    out->offset_size = data[at] >> 4;
-    out->length_size = data[at] & 15;
-    int base_size = data[at + 1] >> 4;
-    out->index_size = version >= 1 ? data[at + 1] & 15 : 0;
-    at += 2;
-    size_t id_bytes = version < 2 ? 2 : 4;
-    if (iloc.end - at < id_bytes) return 0;
-    uint64_t declared = be(data + at, (int)id_bytes);
-    at += id_bytes;
-    size_t room = (iloc.end - at) / (id_bytes + 4) + 1;
-    size_t capacity = declared < room ? (size_t)declared : room;
-    out->items = malloc(sizeof *out->items * (capacity > 0 ? capacity : 1));
-    if (out->items == NULL) return 0;
-    size_t extent_bytes = (size_t)out->index_size + (size_t)out->offset_size + (size_t)out->length_size;
-    for (uint64_t n = 0; n < declared; n++) {
-        size_t fixed = id_bytes + (version >= 1 ? 2 : 0) + 2 + (size_t)base_size + 2;
-        if (iloc.end - at < fixed || out->count >= capacity) return 0;
-        location entry = {.offset_size = out->offset_size, .length_size = out->length_size,
-                          .index_size = out->index_size};
-        entry.item = (uint32_t)be(data + at, (int)id_bytes);
-        at += id_bytes;
-        if (version >= 1) { entry.method = data[at + 1] & 15; at += 2; }
-        at += 2;  // data_reference_index
-        entry.base = be(data + at, base_size);
-        at += (size_t)base_size;
-        entry.extent_count = (uint32_t)be(data + at, 2);
-        at += 2;
-        entry.extents = at;
-        if ((iloc.end - at) / (extent_bytes > 0 ? extent_bytes : 1) < entry.extent_count) return 0;
-        at += extent_bytes * entry.extent_count;
-        out->items[out->count++] = entry;
-    }
-    qsort(out->items, out->count, sizeof *out->items, compare_locations);
-    return 1;
-}
-
-// The spans of an item's data, in order. SPANS_OUTSIDE when they cannot all be followed in this file (too
-// many, outside the file or past the end of 'idat' — where libheif 1.15 reads on into whatever
-// boxes follow — or a construction method this reader does not follow); SPANS_REPEAT when
-// together they are longer than the data they are cut from: an extent of length 0 means "to the
-// end", so 32 of them would make one item of 32 copies of the file, and every walk below would pay
-// for each copy. An item's data is at most its source's size, so reading it is linear in the file.
-enum { SPANS_OK, SPANS_OUTSIDE, SPANS_REPEAT };
-
-static int item_spans(const uint8_t *data, size_t size, span idat, const location *entry, span *spans, size_t *count) {
-    *count = 0;
-    if (entry->method > 1 || entry->extent_count > MAX_EXTENTS) return SPANS_OUTSIDE;
-    span source = entry->method == 0 ? (span){0, size} : idat;
-    uint64_t room = source.end - source.start, total = 0;
-    size_t at = entry->extents;
-    for (uint32_t e = 0; e < entry->extent_count; e++) {
-        at += (size_t)entry->index_size;
-        uint64_t offset = be(data + at, entry->offset_size);
-        at += (size_t)entry->offset_size;
-        uint64_t length = be(data + at, entry->length_size);
-        at += (size_t)entry->length_size;
-        uint64_t start = entry->base + offset;
-        if (start < entry->base || start > room) return SPANS_OUTSIDE;
-        if (length == 0) length = room - start;  // to the end
-        if (length > room - start) return SPANS_OUTSIDE;
-        total += length;
-        if (total > room) return SPANS_REPEAT;
-        spans[(*count)++] = (span){source.start + (size_t)start, source.start + (size_t)(start + length)};
-    }
-    return SPANS_OK;
-}
+// MARK: item data
 
 static int refuse_spans(ac_result *result, int verdict) {
     return refuse(result, AC_CORRUPT, verdict == SPANS_REPEAT
         ? "a HEIC image's data is longer than the file: its extents repeat the same bytes"
         : "a HEIC image's data cannot be located in the file");
-}
-
-// Reads an item's data front to back across its spans: each byte is visited at most once per
-// walk, however the data is split.
-typedef struct {
-    const uint8_t *data;
-    const span *spans;
-    size_t count, index, offset;  // the current span, and the position in it
-} item_reader;
-
-// Copies up to `wanted` bytes from the reader's position without moving it; returns how many.
-static size_t peek(const item_reader *reader, uint8_t *out, size_t wanted) {
-    size_t got = 0, offset = reader->offset;
-    for (size_t i = reader->index; i < reader->count && got < wanted; i++, offset = 0) {
-        size_t length = reader->spans[i].end - reader->spans[i].start;
-        if (offset >= length) continue;
-        size_t take = length - offset < wanted - got ? length - offset : wanted - got;
-        memcpy(out + got, reader->data + reader->spans[i].start + offset, take);
-        got += take;
-    }
-    return got;
-}
-
-// Moves the position on by `length` bytes (or to the end); returns how many it moved.
-static uint64_t skip(item_reader *reader, uint64_t length) {
-    uint64_t moved = 0;
-    while (reader->index < reader->count && moved < length) {
-        size_t left = reader->spans[reader->index].end - reader->spans[reader->index].start - reader->offset;
-        if (length - moved < left) {
-            reader->offset += (size_t)(length - moved);
-            return length;
-        }
-        moved += left;
-        reader->index++;
-        reader->offset = 0;
-    }
-    return moved;
 }
 
 // Every SPS in an item's data (4-byte length-prefixed NAL units, as libheif hands them to
@@ -376,12 +126,12 @@ static uint64_t skip(item_reader *reader, uint64_t length) {
 static int item_data_fits(const uint8_t *data, const span *spans, size_t count, uint32_t width, uint32_t height) {
     item_reader reader = {data, spans, count, 0, 0};
     uint8_t prefix[4], nal[SPS_READ_BYTES];
-    while (peek(&reader, prefix, 4) == 4) {
-        skip(&reader, 4);
+    while (ac_item_peek(&reader, prefix, 4) == 4) {
+        ac_item_skip(&reader, 4);
         uint64_t length = be(prefix, 4);
-        size_t got = peek(&reader, nal, length < sizeof nal ? (size_t)length : sizeof nal);
+        size_t got = ac_item_peek(&reader, nal, length < sizeof nal ? (size_t)length : sizeof nal);
         if (got >= 1 && ((nal[0] >> 1) & 63) == HEVC_SPS && !sps_fits(nal, got, width, height)) return 0;
-        if (skip(&reader, length) < length) break;
+        if (ac_item_skip(&reader, length) < length) break;
     }
     return 1;
 }
@@ -471,7 +221,7 @@ static int spend(checker *c, uint64_t bytes, ac_result *result) {
 static void read_properties(checker *c, span ipco) {
     size_t extent = 0, header = 0;
     uint32_t type = 0;
-    for (size_t at = ipco.start; at < ipco.end && (extent = box_at(c->data, at, ipco.end, &type, &header)) > 0;
+    for (size_t at = ipco.start; at < ipco.end && (extent = ac_box_at(c->data, at, ipco.end, &type, &header)) > 0;
          at += extent) {
         c->properties[c->property_count++] = (span){at, at + extent};
     }
@@ -500,7 +250,7 @@ static void read_associations(checker *c, span ipma, int version, int flags) {
 static void read_items(checker *c, span iinf, int version) {
     size_t at = iinf.start + (version == 0 ? 2 : 4), extent = 0, header = 0;
     uint32_t type = 0;
-    for (; at < iinf.end && (extent = box_at(c->data, at, iinf.end, &type, &header)) > 0; at += extent) {
+    for (; at < iinf.end && (extent = ac_box_at(c->data, at, iinf.end, &type, &header)) > 0; at += extent) {
         if (type != BOX_INFE || extent < header + 4) continue;
         size_t body = at + header;
         int infe_version = c->data[body];
@@ -547,14 +297,14 @@ static int check_item(checker *c, item_info item, ac_result *result) {
     if (!has_size) return refuse(result, AC_CORRUPT, "a HEIC image has no size ('ispe')");
     location where = {.item = item.item};
     const location *entry =
-        c->where.count == 0 ? NULL : bsearch(&where, c->where.items, c->where.count, sizeof where, compare_locations);
+        c->where.count == 0 ? NULL : bsearch(&where, c->where.items, c->where.count, sizeof where, ac_compare_locations);
     size_t spans = 0;
-    int verdict = entry != NULL ? item_spans(c->data, c->size, c->idat, entry, c->spans, &spans) : SPANS_OK;
+    int verdict = entry != NULL ? ac_item_spans(c->data, c->size, c->idat, entry, c->spans, &spans) : SPANS_OK;
     if (verdict != SPANS_OK) return refuse_spans(result, verdict);
     if (derived) {
         uint8_t descriptor[32];
         item_reader reader = {c->data, c->spans, spans, 0, 0};
-        size_t got = peek(&reader, descriptor, sizeof descriptor);
+        size_t got = ac_item_peek(&reader, descriptor, sizeof descriptor);
         uint64_t canvas_width = 0, canvas_height = 0;
         if (got > 0 && derived_canvas(item.type, descriptor, got, &canvas_width, &canvas_height) &&
             !fits_either_way(canvas_width, canvas_height, width, height)) {
@@ -588,24 +338,24 @@ static int check_item(checker *c, item_info item, ac_result *result) {
 
 static int check_items(checker *c, span meta, span iprp, ac_result *result) {
     int iinf_version = 0, iloc_version = 0;
-    span iinf = child(c->data, meta, BOX_IINF, 1, &iinf_version);
-    span iloc = child(c->data, meta, BOX_ILOC, 1, &iloc_version);
-    span ipco = iprp.start != 0 ? child(c->data, iprp, BOX_IPCO, 0, NULL) : (span){0, 0};
+    span iinf = ac_box_child(c->data, meta, BOX_IINF, 1, &iinf_version);
+    span iloc = ac_box_child(c->data, meta, BOX_ILOC, 1, &iloc_version);
+    span ipco = iprp.start != 0 ? ac_box_child(c->data, iprp, BOX_IPCO, 0, NULL) : (span){0, 0};
     if (iinf.start == 0) return AC_OK;  // no items: libheif has nothing to decode
-    if (iloc.start != 0 && !read_locations(c->data, iloc, iloc_version, &c->where)) {
+    if (iloc.start != 0 && !ac_read_locations(c->data, iloc, iloc_version, &c->where)) {
         return refuse(result, AC_CORRUPT, "the HEIC's item locations cannot be read");
     }
     // Every item's data must lie inside the file (and inside 'idat' when it is there).
     for (size_t i = 0; i < c->where.count; i++) {
         size_t spans = 0;
-        int verdict = item_spans(c->data, c->size, c->idat, &c->where.items[i], c->spans, &spans);
+        int verdict = ac_item_spans(c->data, c->size, c->idat, &c->where.items[i], c->spans, &spans);
         if (verdict != SPANS_OK) return refuse_spans(result, verdict);
     }
     read_properties(c, ipco);
     size_t extent = 0, header = 0;
     uint32_t type = 0;
     for (size_t at = iprp.start; iprp.start != 0 && at < iprp.end &&
-                                 (extent = box_at(c->data, at, iprp.end, &type, &header)) > 0;
+                                 (extent = ac_box_at(c->data, at, iprp.end, &type, &header)) > 0;
          at += extent) {
         if (type == BOX_IPMA && extent >= header + 4) {
             read_associations(c, (span){at + header + 4, at + extent}, c->data[at + header],
@@ -625,19 +375,19 @@ static int check_items(checker *c, span meta, span iprp, ac_result *result) {
 }
 
 int ac_heif_check_structure(const uint8_t *data, size_t size, uint64_t max_pixels, ac_result *result) {
-    span meta = child(data, (span){0, size}, BOX_META, 1, NULL);
+    span meta = ac_box_child(data, (span){0, size}, BOX_META, 1, NULL);
     if (meta.start == 0) return AC_OK;  // libheif refuses a file without one
     int iref_version = 0;
-    span iref = child(data, meta, BOX_IREF, 1, &iref_version);
+    span iref = ac_box_child(data, meta, BOX_IREF, 1, &iref_version);
     if (iref.start != 0 && has_reference_loop(data, iref, iref_version)) {
         return refuse(result, AC_CORRUPT, "the HEIC's item references form a loop");
     }
     // Every list below holds at most one entry per 8 bytes (a box) or per byte (an index) of
     // the meta box, so they are sized by it.
     size_t room = meta.end - meta.start + 1;
-    checker c = {data, size, max_pixels, child(data, meta, BOX_IDAT, 0, NULL), {0}, NULL, 0, NULL, 0, NULL, 0, NULL,
+    checker c = {data, size, max_pixels, ac_box_child(data, meta, BOX_IDAT, 0, NULL), {0}, NULL, 0, NULL, 0, NULL, 0, NULL,
                  NULL, 2 * (uint64_t)size + 4096};
-    span iprp = child(data, meta, BOX_IPRP, 0, NULL);
+    span iprp = ac_box_child(data, meta, BOX_IPRP, 0, NULL);
     c.properties = malloc(sizeof *c.properties * (room / 8 + 1));
     c.associations = malloc(sizeof *c.associations * room);
     c.items = malloc(sizeof *c.items * (room / 8 + 1));

@@ -1,13 +1,26 @@
 import Foundation
 
-// EmbedFiles OUTPUT FILE… — writes OUTPUT, a Swift file declaring `Migration.files`: each FILE's
-// name and its text, verbatim, as a raw string literal. Run by the EmbedMigrations build plugin.
+// Writes a Swift file that carries data files (SQL, YAML, JS, CSS …) verbatim, as raw string
+// literals, so the binary never looks for them on disk. Run by the build plugins, one of two forms:
+//
+//   EmbedFiles OUTPUT list TYPE.PROPERTY FILE…
+//       `extension TYPE { static let PROPERTY: [(name: String, text: String)] }`: each FILE's
+//       name and text, in the order given (EmbedMigrations: `Migration.files`).
+//   EmbedFiles OUTPUT each TYPE FILE…
+//       `enum TYPE { static let NAME: String }`, one NAME per FILE: its file name in lower camel
+//       case (`openapi.yaml` → `openapiYaml`, `console.js` → `consoleJs`) (EmbedAssets: `EmbeddedAssets`).
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("EmbedFiles: \(message)\n".utf8))
+    exit(status)
+}
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let output = arguments.first else {
-    FileHandle.standardError.write(Data("usage: EmbedFiles OUTPUT FILE…\n".utf8))
-    exit(2)
+guard arguments.count >= 3, ["list", "each"].contains(arguments[1]) else {
+    fail("usage: EmbedFiles OUTPUT list TYPE.PROPERTY FILE… | EmbedFiles OUTPUT each TYPE FILE…", status: 2)
 }
+let (output, form, declaration) = (arguments[0], arguments[1], arguments[2])
+let files = arguments.dropFirst(3).map { URL(fileURLWithPath: $0) }
 
 /// A raw multi-line literal whose value is exactly `text`: enough `#`s that nothing in the text
 /// closes the literal or starts an escape.
@@ -19,29 +32,46 @@ func literal(_ text: String) -> String {
     return hashes + "\"\"\"\n" + text + "\n\"\"\"" + hashes
 }
 
-var source = """
-// Generated at build time by the EmbedMigrations plugin from Migrations/*.sql: do not edit.
-
-extension Migration {
-    /// The migration files built into this binary, in file-name order: (file name, contents).
-    static let files: [(name: String, sql: String)] = [
-
-"""
-for path in arguments.dropFirst() {
-    let url = URL(fileURLWithPath: path)
-    let text: String
+func text(of url: URL) -> String {
     do {
-        text = try String(contentsOf: url, encoding: .utf8)
+        return try String(contentsOf: url, encoding: .utf8)
     } catch {
-        FileHandle.standardError.write(Data("EmbedFiles: cannot read \(path) as UTF-8: \(error)\n".utf8))
-        exit(1)
+        fail("cannot read \(url.path) as UTF-8: \(error)")
     }
-    source += "(\"\(url.lastPathComponent)\", \(literal(text))),\n"
 }
-source += "]\n}\n"
+
+/// `console.css` → `consoleCss`: the words between non-alphanumerics, the first as it is, the
+/// others capitalised.
+func propertyName(_ file: String) -> String {
+    let words = file.split { !$0.isLetter && !$0.isNumber }.map(String.init)
+    guard let first = words.first, first.first?.isLetter == true else { fail("\(file): a file name must start with a letter") }
+    return first + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+}
+
+var source = "// Generated at build time by EmbedFiles from \(files.map(\.lastPathComponent).joined(separator: ", ")): do not edit.\n\n"
+if form == "list" {
+    let parts = declaration.split(separator: ".", maxSplits: 1).map(String.init)
+    guard parts.count == 2 else { fail("list takes TYPE.PROPERTY, not \(declaration)", status: 2) }
+    source += "extension \(parts[0]) {\n"
+    source += "    /// The files built into this binary, in the order given: (file name, contents).\n"
+    source += "    static let \(parts[1]): [(name: String, text: String)] = [\n"
+    for url in files {
+        source += "(\"\(url.lastPathComponent)\", \(literal(text(of: url)))),\n"
+    }
+    source += "]\n}\n"
+} else {
+    source += "enum \(declaration) {\n"
+    var seen: Set<String> = []
+    for url in files {
+        let name = propertyName(url.lastPathComponent)
+        guard seen.insert(name).inserted else { fail("two files would both be \(declaration).\(name)") }
+        source += "    /// \(url.lastPathComponent), verbatim.\n"
+        source += "    static let `\(name)` = \(literal(text(of: url)))\n"  // `…`: a name may be a keyword
+    }
+    source += "}\n"
+}
 do {
     try Data(source.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
 } catch {
-    FileHandle.standardError.write(Data("EmbedFiles: cannot write \(output): \(error)\n".utf8))
-    exit(1)
+    fail("cannot write \(output): \(error)")
 }

@@ -31,7 +31,7 @@ public struct Migration: Sendable, Equatable {
         } catch {
             throw ConfigurationError("cannot read migrations from \(directory.path)")
         }
-        var files: [(name: String, sql: String)] = []
+        var files: [(name: String, text: String)] = []
         for file in names where file.hasSuffix(".sql") {
             do {
                 files.append((file, try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)))
@@ -43,7 +43,7 @@ public struct Migration: Sendable, Equatable {
     }
 
     /// `NNNN_name.sql` files → migrations in version order; versions must run 1, 2, 3 … without gaps.
-    static func parse(_ files: [(name: String, sql: String)], from origin: String) throws(ConfigurationError) -> [Migration] {
+    static func parse(_ files: [(name: String, text: String)], from origin: String) throws(ConfigurationError) -> [Migration] {
         var migrations: [Migration] = []
         for (file, sql) in files {
             guard let version = version(ofFile: file), let underscore = file.firstIndex(of: "_") else {

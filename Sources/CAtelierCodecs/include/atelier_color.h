@@ -8,7 +8,7 @@
 // reason, and the picture is read as sRGB.
 //
 // `ac_color_prepare` turns a source into a transform to sRGB (perceptual intent; lcms2's optimised
-// 8-bit path; cached by profile, eight per process, keeping the profiles in use (color.c), so the
+// 8-bit path; cached by profile, eight per process, keeping the profiles in use (color_cache.c), so the
 // same iPhone profile is built once per process), or NULL
 // when nothing needs doing (untagged, or a profile that is sRGB in all but its bytes) or the
 // profile cannot be used (then `note` says why). `ac_color_apply` transforms rows in place and may

@@ -1,13 +1,3 @@
-/// The console's only script, served from the binary at `/admin/assets/console.js`: it keeps the
-/// open page live from `/admin/live` (Server-Sent Events). The overview swaps in the content each
-/// `overview` frame carries; the job list replaces rows that changed and, on its first page, puts
-/// in the jobs that match its filters and belong on it — in their place by id, as a reload would
-/// (50 rows at most); a job's page updates its progress and reloads when its state changes. The
-/// job list's first page and a job's page ask the stream to start with what they show as it
-/// stands now (`show`), so nothing that changed before the stream opened is missed. Every page
-/// works without it.
-enum Script {
-    static let js = #"""
 (function () {
   "use strict";
   var main = document.querySelector("main[data-live]");
@@ -86,5 +76,3 @@ enum Script {
     });
   }
 })();
-"""#
-}
