@@ -476,6 +476,7 @@ let package = Package(
             name: "AtelierHandlersTests",
             dependencies: [
                 "AtelierHandlers",
+                "AtelierWorker",
                 "AtelierAPI",
                 "AtelierAPITestSupport",
                 "AtelierTestSupport",

@@ -1,5 +1,6 @@
 import AtelierAPITestSupport
 @testable import AtelierHandlers
+import AtelierWorker
 import Foundation
 import XCTest
 
@@ -20,27 +21,26 @@ final class JobInputTests: APITestCase {
 
     func testAnImageThatIsGoneIsAPermanentFailure() async throws {
         let failure = await Self.failure { try await JobInput.read("jobs/\(UUID().uuidString.lowercased())/input.png", from: self.blobs) }
-        XCTAssertEqual(failure?.message, "the input image is gone")
-        XCTAssertEqual(failure?.permanent, true, "retrying cannot bring it back")
+        XCTAssertEqual(failure, .permanent("the input image is gone"), "retrying cannot bring it back")
     }
 
     func testAnInvalidKeyIsAPermanentFailure() async throws {
         for key in ["", "../etc/passwd", "jobs/.hidden/input.png", "jobs/a b/input.png"] {
             let failure = await Self.failure { try await JobInput.read(key, from: self.blobs) }
-            XCTAssertEqual(failure?.message, "the input blob key is not valid", key)
-            XCTAssertEqual(failure?.permanent, true, key)
+            XCTAssertEqual(failure, .permanent("the input blob key is not valid"), key)
         }
     }
 
-    /// The job failure `body` threw: its message and whether it is permanent (read by reflection:
-    /// `JobFailure` is AtelierWorker's, a module this target does not depend on).
-    private static func failure(_ body: () async throws -> [UInt8]) async -> (message: String, permanent: Bool?)? {
+    /// The `JobFailure` `body` threw (nil, and a test failure, for anything else).
+    private static func failure(_ body: () async throws -> [UInt8]) async -> JobFailure? {
         do {
             _ = try await body()
             XCTFail("expected a failure")
-            return nil
+        } catch let failure as JobFailure {
+            return failure
         } catch {
-            return ("\(error)", Mirror(reflecting: error).descendant("isPermanent") as? Bool)
+            XCTFail("expected a JobFailure, got \(error)")
         }
+        return nil
     }
 }
