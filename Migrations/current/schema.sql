@@ -21,15 +21,31 @@ COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access met
 
 
 --
--- Name: atelier_claim(text, text[], text[], integer, bigint, bigint); Type: FUNCTION; Schema: public; Owner: -
+-- Name: atelier_claim(text, text[], text[], integer, bigint, bigint, boolean); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint) RETURNS TABLE(id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean)
+CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint, p_fair boolean) RETURNS TABLE(id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean)
     LANGUAGE sql
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
     SET enable_sort TO 'off'
     AS $$
+    WITH due AS MATERIALIZED (
+        SELECT w.id, w.owner, w.priority::integer AS priority, row_number() OVER (ORDER BY w.run_at, w.id) AS ord
+          FROM (SELECT d.id, d.owner, d.priority, d.run_at FROM jobs d
+                 WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()
+                 ORDER BY d.run_at, d.id
+                 LIMIT 256
+                   FOR UPDATE SKIP LOCKED) w
+    ), tags AS (
+        SELECT t.ord, t.tag
+          FROM atelier_fair_tags(p_fair, ARRAY(SELECT d.owner FROM due d ORDER BY d.ord),
+                                 ARRAY(SELECT d.priority FROM due d ORDER BY d.ord)) t
+    )
+    UPDATE jobs j SET fair_tag = t.tag
+      FROM due d JOIN tags t ON t.ord = d.ord
+     WHERE j.id = d.id;
+
     WITH open AS MATERIALIZED (
         -- p_queues less the paused ones; read below as `(SELECT …)::text[]`: an array for ANY,
         -- not a subquery.
@@ -40,7 +56,7 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
         SELECT count(*) AS running, coalesce(bool_or(r.run_alone), false) AS alone
           FROM jobs r WHERE r.state = 'running' AND r.lease_owner = p_worker
     ), lone AS MATERIALIZED (
-        SELECT n.id FROM jobs n
+        SELECT n.id, n.priority, n.fair_tag FROM jobs n
          WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (p_kinds)
            AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
            AND (SELECT m.running FROM mine m) = 0
@@ -48,8 +64,9 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
          LIMIT 1
            FOR UPDATE SKIP LOCKED
     ), next AS MATERIALIZED (
-        SELECT n.id FROM jobs n
-         WHERE n.state = 'queued' AND NOT n.run_alone AND n.run_at <= now() AND n.kind = ANY (p_kinds)
+        SELECT n.id, n.priority, n.fair_tag FROM jobs n
+         WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
+           AND n.kind = ANY (p_kinds)
            AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
            AND NOT EXISTS (SELECT 1 FROM lone)
            AND NOT (SELECT m.alone FROM mine m)
@@ -58,14 +75,21 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
                  WHERE w.state = 'queued' AND w.run_alone
                    AND w.run_at <= now() - p_isolation_wait_ms * interval '1 millisecond'
                    AND w.kind = ANY (p_kinds) AND w.queue = ANY ((SELECT o.queues FROM open o)::text[])))
-         ORDER BY n.priority DESC, n.run_at, n.id
+         ORDER BY n.priority DESC, n.fair_tag, n.id
          LIMIT p_limit
            FOR UPDATE SKIP LOCKED
     ), picked AS (
-        SELECT l.id FROM lone l UNION ALL SELECT x.id FROM next x
+        SELECT l.id, l.priority, l.fair_tag FROM lone l UNION ALL SELECT x.id, x.priority, x.fair_tag FROM next x
+    ), served AS (
+        -- The highest tag taken per priority: where V moves to.
+        SELECT p.priority, max(p.fair_tag) AS tag FROM picked p WHERE p.fair_tag IS NOT NULL GROUP BY p.priority
+    ), clock_moved AS (
+        UPDATE fair_clock c SET v = s.tag FROM served s WHERE c.priority = s.priority AND c.v <= s.tag - 64
+    ), clock_made AS (
+        INSERT INTO fair_clock (priority, v) SELECT s.priority, s.tag FROM served s ON CONFLICT (priority) DO NOTHING
     ), claimed AS (
         UPDATE jobs j
-           SET state = 'running', attempt = j.attempt + 1, lease_owner = p_worker,
+           SET state = 'running', attempt = j.attempt + 1, lease_owner = p_worker, fair_tag = NULL,
                lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
                started_at = coalesce(j.started_at, now()), updated_at = now()
           FROM picked WHERE j.id = picked.id
@@ -82,6 +106,42 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
            c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone
       FROM claimed c
      ORDER BY c.priority DESC, c.id
+$$;
+
+
+--
+-- Name: atelier_fair_tags(boolean, text[], integer[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_fair_tags(p_fair boolean, p_owners text[], p_priorities integer[]) RETURNS TABLE(ord bigint, tag double precision)
+    LANGUAGE sql STABLE
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    AS $$
+    WITH input AS (
+        SELECT i.ord, CASE WHEN p_fair THEN i.owner END AS owner, i.priority::smallint AS priority
+          FROM unnest(p_owners, p_priorities) WITH ORDINALITY AS i(owner, priority, ord)
+         WHERE i.priority IS NOT NULL  -- a job not due yet: no tag
+    ), starts AS (
+        SELECT g.owner, g.priority,
+               greatest(
+                   coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = g.priority), 0),
+                   coalesce((SELECT h.fair_tag FROM jobs h
+                              WHERE h.state = 'queued' AND h.fair_tag IS NOT NULL AND h.priority = g.priority
+                              ORDER BY h.priority DESC, h.fair_tag LIMIT 1), 0),
+                   CASE WHEN g.owner IS NULL
+                        THEN (SELECT t.fair_tag + 1 FROM jobs t
+                               WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL AND t.priority = g.priority
+                               ORDER BY t.priority DESC, t.fair_tag DESC LIMIT 1)
+                        ELSE (SELECT t.fair_tag + 1 FROM jobs t
+                               WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL
+                                 AND t.owner = g.owner AND t.priority = g.priority
+                               ORDER BY t.owner DESC, t.priority DESC, t.fair_tag DESC LIMIT 1) END) AS base
+          FROM (SELECT DISTINCT i.owner, i.priority FROM input i) g
+    )
+    SELECT i.ord, s.base + (row_number() OVER (PARTITION BY i.owner, i.priority ORDER BY i.ord) - 1)::float8
+      FROM input i
+      JOIN starts s ON s.owner IS NOT DISTINCT FROM i.owner AND s.priority = i.priority
 $$;
 
 
@@ -295,6 +355,16 @@ CREATE TABLE public.documents (
 
 
 --
+-- Name: fair_clock; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.fair_clock (
+    priority smallint NOT NULL,
+    v double precision NOT NULL
+);
+
+
+--
 -- Name: indexed_items; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -378,6 +448,7 @@ CREATE TABLE public.jobs (
     snoozes integer DEFAULT 0 NOT NULL,
     snooze_streak integer DEFAULT 0 NOT NULL,
     run_alone boolean DEFAULT false NOT NULL,
+    fair_tag double precision,
     CONSTRAINT jobs_crash_streak_check CHECK ((crash_streak >= 0)),
     CONSTRAINT jobs_crashes_check CHECK ((crashes >= 0)),
     CONSTRAINT jobs_follow_up_check CHECK (((follow_up IS NULL) OR (jsonb_typeof(follow_up) = 'array'::text))),
@@ -553,6 +624,14 @@ ALTER TABLE ONLY public.documents
 
 
 --
+-- Name: fair_clock fair_clock_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.fair_clock
+    ADD CONSTRAINT fair_clock_pkey PRIMARY KEY (priority);
+
+
+--
 -- Name: indexed_items indexed_items_owner_collection_source_key_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -698,10 +777,10 @@ CREATE INDEX job_events_job_idx ON public.job_events USING btree (job_id, id);
 
 
 --
--- Name: jobs_claim_idx; Type: INDEX; Schema: public; Owner: -
+-- Name: jobs_fair_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX jobs_claim_idx ON public.jobs USING btree (priority DESC, run_at, id) WHERE (state = 'queued'::text);
+CREATE INDEX jobs_fair_idx ON public.jobs USING btree (priority DESC, fair_tag, id) WHERE ((state = 'queued'::text) AND (fair_tag IS NOT NULL));
 
 
 --
@@ -726,6 +805,13 @@ CREATE INDEX jobs_owner_created_idx ON public.jobs USING btree (owner, created_a
 
 
 --
+-- Name: jobs_owner_fair_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_owner_fair_idx ON public.jobs USING btree (owner, priority, fair_tag) WHERE ((state = 'queued'::text) AND (fair_tag IS NOT NULL));
+
+
+--
 -- Name: jobs_parent_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -744,6 +830,13 @@ CREATE INDEX jobs_run_alone_idx ON public.jobs USING btree (priority DESC, run_a
 --
 
 CREATE INDEX jobs_running_idx ON public.jobs USING btree (lease_owner) WHERE (state = 'running'::text);
+
+
+--
+-- Name: jobs_waiting_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_waiting_idx ON public.jobs USING btree (run_at, id) WHERE ((state = 'queued'::text) AND (fair_tag IS NULL));
 
 
 --

@@ -61,11 +61,29 @@ def main(path):
         for row in depths:
             print(f"| {row['queued']:,} | {row['p50_ms']:g} | {row['p99_ms']:g} |")
     enqueue_table(rows, [s for s in systems if any(r["scenario"] == "enqueue" and label(r) == s for r in rows)])
+    noisy_table(rows)
     notes = [r for r in rows if r.get("note") or r.get("settings")]
     if notes:
         print()
         for row in notes:
             print(f"- {label(row)} {row['scenario']}: {row.get('note') or ''} {row.get('settings') or ''}".rstrip())
+
+
+def noisy_table(rows):
+    """The noisy-neighbour scenario: owner B's waits behind owner A's backlog, per system and
+    fair-share setting, in milliseconds and in job lengths (the goal: p99 ≤ 2 with fair share)."""
+    noisy = [r for r in rows if r["scenario"] == "noisy-neighbour"]
+    if not noisy:
+        return
+    print()
+    print("| noisy neighbour | fair share | B p50 ms | B p99 ms | B max ms | B p99 in job lengths |")
+    print("|---|---|---|---|---|---|")
+    for row in noisy:
+        print(f"| {label(row)} | {'on' if row['fair_share'] else 'off'} | {row['b_p50_ms']:g} | {row['b_p99_ms']:g}"
+              f" | {row['b_max_ms']:g} | {row['b_p99_in_jobs']:g} |")
+    first = noisy[0]
+    print(f"\n{first['backlog']:,} jobs of owner A, then {first['newcomers']} of owner B one every "
+          f"{first['interval_ms']:g} ms; jobs of {first['job_ms']:g} ms; {first['workers']} workers × {first['concurrency']}.")
 
 
 def enqueue_table(rows, systems):

@@ -6,12 +6,14 @@ extension JobQueue {
     /// room for it (`ATELIER_ISOLATION_WAIT`).
     public static let defaultIsolationWait = Duration.seconds(5)
 
-    /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then oldest.
+    /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then owners in
+    /// turn (fair share; oldest first when ``fairShare`` is off).
     ///
     /// The claim query is the SQL function `atelier_claim`, read as the database has it in
-    /// `Migrations/current/schema.sql` (made by migration 0002, redefined by 0008, 0009 and
-    /// 0013; that file is their sum, kept true by ./ops/check-schema): pick rows from the partial
-    /// index of queued jobs in claim order, skipping rows another worker is claiming at this
+    /// `Migrations/current/schema.sql` (made by migration 0002, redefined by 0008, 0009, 0013 and
+    /// 0016; that file is their sum, kept true by ./ops/check-schema): tag the jobs whose run_at
+    /// has come for fair share (0016), pick rows from the partial
+    /// index of ready jobs in claim order, skipping rows another worker is claiming at this
     /// instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in the same
     /// statement, and append a `running` event for each.
     /// Paused queues are left alone. It lives in the database so its planner settings can pin
@@ -28,7 +30,8 @@ extension JobQueue {
     ) async throws -> [ClaimedJob] {
         guard limit > 0, !queues.isEmpty, !kinds.isEmpty else { return [] }
         let statement = ClaimStatement(worker: worker, queues: queues, kinds: kinds, limit: limit,
-                                       leaseMilliseconds: lease.milliseconds, isolationWaitMilliseconds: isolationWait.milliseconds)
+                                       leaseMilliseconds: lease.milliseconds, isolationWaitMilliseconds: isolationWait.milliseconds,
+                                       fairShare: fairShare)
         var jobs: [ClaimedJob] = []
         for try await (id, kind, queue, priority, owner, payload, attempt, maxAttempts, requestID, createdAt, crashes, snoozes, snoozeStreak, runAlone)
             in try await client.execute(statement, logger: logger) {
@@ -43,21 +46,23 @@ extension JobQueue {
 
 /// `atelier_claim(…)`, prepared once per connection (every idle poll and every refill sends it).
 private struct ClaimStatement: PostgresPreparedStatement {
-    static let name = "atelier_claim_v4"
-    static let sql = "SELECT * FROM atelier_claim($1, $2::text[], $3::text[], $4::integer, $5::bigint, $6::bigint)"
+    static let name = "atelier_claim_v5"
+    static let sql = "SELECT * FROM atelier_claim($1, $2::text[], $3::text[], $4::integer, $5::bigint, $6::bigint, $7::boolean)"
 
     typealias Row = (UUID, String, String, Int, String, String, Int, Int, String?, Date, Int, Int, Int, Bool)
 
     var worker: String, queues: [String], kinds: [String], limit: Int, leaseMilliseconds: Int64, isolationWaitMilliseconds: Int64
+    var fairShare: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 6)
+        var bindings = PostgresBindings(capacity: 7)
         bindings.append(worker)
         bindings.append(queues)
         bindings.append(kinds)
         bindings.append(limit)
         bindings.append(leaseMilliseconds)
         bindings.append(isolationWaitMilliseconds)
+        bindings.append(fairShare)
         return bindings
     }
 

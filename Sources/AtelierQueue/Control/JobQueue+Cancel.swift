@@ -13,7 +13,7 @@ extension JobQueue {
                 SELECT id, state FROM jobs WHERE id = \(id) AND (\(owner)::text IS NULL OR owner = \(owner)::text)
                    FOR UPDATE
             ), cancelled AS (
-                UPDATE jobs j SET state = 'cancelled', error = \(reason), finished_at = now(), updated_at = now()
+                UPDATE jobs j SET state = 'cancelled', error = \(reason), fair_tag = NULL, finished_at = now(), updated_at = now()
                   FROM target t WHERE j.id = t.id AND t.state = 'queued'
                 RETURNING j.id
             ), flagged AS (

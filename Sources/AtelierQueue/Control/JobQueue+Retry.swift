@@ -10,7 +10,7 @@ extension JobQueue {
                 SELECT id, state FROM jobs WHERE id = \(id) AND (\(owner)::text IS NULL OR owner = \(owner)::text)
                    FOR UPDATE
             ), retried AS (
-                UPDATE jobs j SET state = 'queued', attempt = 0, crashes = 0, crash_streak = 0, run_alone = false, snoozes = 0, snooze_streak = 0, run_at = now(), finished_at = NULL,
+                UPDATE jobs j SET state = 'queued', attempt = 0, crashes = 0, crash_streak = 0, run_alone = false, snoozes = 0, snooze_streak = 0, run_at = now(), fair_tag = NULL, finished_at = NULL,
                                   cancel_requested = false, progress = 0, progress_step = NULL, updated_at = now()
                   FROM target t WHERE j.id = t.id AND t.state IN ('failed', 'cancelled')
                 RETURNING j.id
@@ -32,7 +32,7 @@ extension JobQueue {
     public func retryAllFailed(kind: String? = nil) async throws -> Int {
         try await scalar("""
             WITH retried AS (
-                UPDATE jobs SET state = 'queued', attempt = 0, crashes = 0, crash_streak = 0, run_alone = false, snoozes = 0, snooze_streak = 0, run_at = now(), finished_at = NULL,
+                UPDATE jobs SET state = 'queued', attempt = 0, crashes = 0, crash_streak = 0, run_alone = false, snoozes = 0, snooze_streak = 0, run_at = now(), fair_tag = NULL, finished_at = NULL,
                                 progress = 0, progress_step = NULL, updated_at = now()
                  WHERE state = 'failed' AND (\(kind)::text IS NULL OR kind = \(kind)::text)
                 RETURNING id

@@ -21,14 +21,20 @@ public final class JobQueue: Sendable {
     public let client: PostgresClient
     public let url: DatabaseURL
     public let logger: Logger
+    /// Whether this process's enqueues and claims share the queue out by owner (the default) or
+    /// keep strict FIFO within a priority (`ATELIER_FAIR_SHARE=off`). Set it the same on every
+    /// process: an enqueue and a claim tag jobs by it (migration 0016, docs/queue.md).
+    public let fairShare: Bool
     /// Single-job enqueues made at the same moment go as one insert.
     let coalescer = EnqueueCoalescer()
 
-    public init(url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 10, logger: Logger) {
+    public init(url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 10,
+                fairShare: Bool = true, logger: Logger) {
         var configuration = url.clientConfiguration(applicationName: applicationName)
         configuration.options.maximumConnections = maxConnections
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.url = url
+        self.fairShare = fairShare
         self.logger = logger
     }
 
@@ -63,11 +69,12 @@ public final class JobQueue: Sendable {
 
     /// Runs `body` with a queue whose pool runs for exactly as long as `body` does.
     public static func withQueue<T: Sendable>(
-        url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 4, logger: Logger,
-        _ body: @Sendable (JobQueue) async throws -> T
+        url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 4, fairShare: Bool = true,
+        logger: Logger, _ body: @Sendable (JobQueue) async throws -> T
     ) async throws -> T {
         try await checkReachable(url, logger: logger)
-        let queue = JobQueue(url: url, applicationName: applicationName, maxConnections: maxConnections, logger: logger)
+        let queue = JobQueue(url: url, applicationName: applicationName, maxConnections: maxConnections,
+                             fairShare: fairShare, logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 await queue.run()

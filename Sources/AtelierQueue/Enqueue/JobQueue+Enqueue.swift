@@ -41,7 +41,7 @@ extension JobQueue {
     /// that already holds its idempotency key.
     private func insert(ids: [UUID], jobs: [NewJob]) async throws -> [EnqueuedJob] {
         var inserted = Set<UUID>()
-        for try await id in try await client.execute(InsertJobsStatement(ids: ids, jobs: jobs), logger: logger) {
+        for try await id in try await client.execute(InsertJobsStatement(ids: ids, jobs: jobs, fairShare: fairShare), logger: logger) {
             inserted.insert(id)
         }
         var results = zip(ids, jobs).map { EnqueuedJob(id: $0.0, inserted: inserted.contains($0.0)) }
@@ -85,20 +85,31 @@ extension JobQueue {
 
 /// The batch insert, prepared once per connection (enqueue is the API's hottest statement).
 /// One row per element of the parallel arrays; a job whose (owner, idempotency key) exists is
-/// skipped and its id left out of the result.
+/// skipped and its id left out of the result. A job due now gets its fair-share tag here
+/// (`atelier_fair_tags`, migration 0016: after its owner's last queued job, or at the queue's
+/// virtual time); one due later is tagged by the claim when its time comes.
 private struct InsertJobsStatement: PostgresPreparedStatement {
-    static let name = "atelier_insert_jobs_v2"
+    static let name = "atelier_insert_jobs_v3"
     static let sql = """
+        WITH input AS (
+            SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
+                                 $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[])
+                WITH ORDINALITY
+                AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id,
+                     parent_id, follow_up, ord)
+        ), tags AS (
+            SELECT f.ord, f.tag
+              FROM atelier_fair_tags($13, ARRAY(SELECT i.owner FROM input i ORDER BY i.ord),
+                                     ARRAY(SELECT CASE WHEN i.run_at < 0 OR to_timestamp(i.run_at) <= now() THEN i.priority END
+                                             FROM input i ORDER BY i.ord)) f
+        )
         INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
-                          idempotency_key, request_id, parent_id, follow_up)
-        SELECT id, kind, queue, priority, owner, payload::jsonb, max_attempts,
-               CASE WHEN run_at < 0 THEN now() ELSE to_timestamp(run_at) END,
-               NULLIF(idempotency_key, ''), NULLIF(request_id, ''), NULLIF(parent_id, '')::uuid,
-               NULLIF(follow_up, '')::jsonb
-          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
-                      $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[])
-            AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id, parent_id,
-                 follow_up)
+                          idempotency_key, request_id, parent_id, follow_up, fair_tag)
+        SELECT i.id, i.kind, i.queue, i.priority, i.owner, i.payload::jsonb, i.max_attempts,
+               CASE WHEN i.run_at < 0 THEN now() ELSE to_timestamp(i.run_at) END,
+               NULLIF(i.idempotency_key, ''), NULLIF(i.request_id, ''), NULLIF(i.parent_id, '')::uuid,
+               NULLIF(i.follow_up, '')::jsonb, g.tag
+          FROM input i LEFT JOIN tags g ON g.ord = i.ord
         ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING id
         """
@@ -107,9 +118,10 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
 
     var ids: [UUID]
     var jobs: [NewJob]
+    var fairShare: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 12)
+        var bindings = PostgresBindings(capacity: 13)
         bindings.append(ids)
         bindings.append(jobs.map(\.kind))
         bindings.append(jobs.map(\.queue))
@@ -122,6 +134,7 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
         bindings.append(jobs.map { $0.requestID ?? "" })
         bindings.append(jobs.map { $0.parentID?.uuidString ?? "" })
         bindings.append(jobs.map { FollowUp.columnText($0.followUps) })
+        bindings.append(fairShare)
         return bindings
     }
 

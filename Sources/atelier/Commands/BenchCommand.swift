@@ -18,7 +18,7 @@ struct QueueBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
         abstract: "Queue benchmarks on an empty database (it is migrated first; use a scratch database).",
-        subcommands: [Drain.self, Sustained.self, Pickup.self, Crash.self, ClaimLatency.self, Enqueue.self])
+        subcommands: [Drain.self, Sustained.self, Pickup.self, Crash.self, ClaimLatency.self, Enqueue.self, NoisyNeighbour.self])
 
     struct Drain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Drain N pre-inserted no-op jobs with W worker processes.")
@@ -102,6 +102,27 @@ struct QueueBenchCommand: AsyncParsableCommand {
         }
     }
 
+    struct NoisyNeighbour: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "noisy-neighbour",
+            abstract: "One owner's backlog, another's jobs arriving: the newcomer's waits (ATELIER_FAIR_SHARE on or off).")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Owner A's jobs, enqueued first.") var backlog = 20_000
+        @Option(help: "Owner B's jobs, enqueued one at a time once a tenth of A's are done.") var newcomers = 100
+        @Option(name: .customLong("job-ms"), help: "Milliseconds each job sleeps.") var jobMilliseconds = 20
+        @Option(name: .customLong("interval-ms"), help: "Milliseconds between B's jobs.") var intervalMilliseconds = 50
+        @Option(help: "Worker processes.") var workers = 2
+        @Option(help: "Concurrency per worker process.") var concurrency = 16
+
+        func run() async throws {
+            try await runBenchmark(database) {
+                try await $0.noisyNeighbour(backlog: backlog, newcomers: newcomers, jobMilliseconds: jobMilliseconds,
+                                            interval: .milliseconds(intervalMilliseconds), workers: workers,
+                                            concurrency: concurrency).print()
+            }
+        }
+    }
+
     struct ClaimLatency: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "claim-latency", abstract: "Claim latency as the backlog grows to --queued jobs.")
@@ -127,7 +148,8 @@ private func runBenchmark(_ options: DatabaseOptions, connections: Int = 4,
         let url = try settings.databaseURL(flag: options.databaseURL)
         var logger = Logger(label: "atelier.bench")
         logger.logLevel = .error
-        try await JobQueue.withQueue(url: url, applicationName: "atelier-bench", maxConnections: connections, logger: logger) { queue in
+        try await JobQueue.withQueue(url: url, applicationName: "atelier-bench", maxConnections: connections,
+                                     fairShare: try settings.fairShare(), logger: logger) { queue in
             _ = try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn()).migrate()
             try await body(QueueScenarios(queue: queue, url: url))
         }

@@ -60,14 +60,16 @@ struct DevCommand: AsyncParsableCommand {
                 workerText = "\(processes) worker process(es) × \(workerConfiguration.concurrency)"
             } else {
                 let workerQueue = JobQueue(url: url, applicationName: "atelier-worker",
-                                           maxConnections: workerConfiguration.concurrency + 4, logger: logger)
+                                           maxConnections: workerConfiguration.concurrency + 4,
+                                           fairShare: try settings.fairShare(), logger: logger)
                 let worker = try Worker(queue: workerQueue, handlers: handlers, configuration: workerConfiguration, logger: logger,
                                         blobs: blobs)
                 workers = [BackgroundTask(name: "worker-pool") { await workerQueue.run() }, worker]
                 workerText = "an in-process worker × \(workerConfiguration.concurrency)"
             }
 
-            let apiQueue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
+            let apiQueue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16,
+                                    fairShare: try settings.fairShare(), logger: logger)
             let server = try APIServer(configuration: configuration, queue: apiQueue, kinds: try BuiltInKinds.catalog(settings: settings),
                                        blobs: blobs, encoder: try settings.embeddingModel(), logger: logger, apps: ServedApps.all)
             server.announce()

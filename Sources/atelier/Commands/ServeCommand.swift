@@ -36,7 +36,8 @@ struct ServeCommand: AsyncParsableCommand {
             let configuration = try settings.apiConfiguration(listen: listen, publicURL: publicURL, openAccess: openAccess)
             let url = try settings.databaseURL(flag: database.databaseURL)
             try await JobQueue.checkReachable(url, logger: logger)
-            let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16, logger: logger)
+            let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16,
+                                 fairShare: try settings.fairShare(), logger: logger)
             let server = try APIServer(configuration: configuration, queue: queue, kinds: try BuiltInKinds.catalog(settings: settings),
                                        blobs: try settings.blobStore(), encoder: try settings.embeddingModel(), logger: logger,
                                        apps: ServedApps.all)

@@ -73,7 +73,8 @@ struct WorkCommand: AsyncParsableCommand {
                 return
             }
             let queue = JobQueue(url: url, applicationName: "atelier-worker",
-                                 maxConnections: configuration.concurrency + 4, logger: logger)
+                                 maxConnections: configuration.concurrency + 4,
+                                 fairShare: try settings.fairShare(), logger: logger)
             let worker = try Worker(queue: queue, handlers: handlers, configuration: configuration, logger: logger, blobs: blobs)
             let group = ServiceGroup(configuration: .init(
                 services: [

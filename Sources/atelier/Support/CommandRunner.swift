@@ -49,7 +49,8 @@ func withQueue<T: Sendable>(
         // The pool's "not running yet" notice is noise for a one-shot command.
         var logger = Logger(label: "atelier")
         logger.logLevel = max(logLevel, .error)
-        return try await JobQueue.withQueue(url: url, applicationName: "atelier-cli", logger: logger, body)
+        return try await JobQueue.withQueue(url: url, applicationName: "atelier-cli",
+                                            fairShare: try settings.fairShare(), logger: logger, body)
     } catch {
         throw fail(error)
     }

@@ -61,6 +61,9 @@ def parse_args() -> argparse.Namespace:
                    help="sustained: producer tasks; enqueue: comma-separated counts (1,4,16)")
     p.add_argument("--batches", default="1,10,100", help="enqueue: comma-separated jobs per call")
     p.add_argument("--interval-ms", type=float, default=20, help="pickup: enqueue spacing")
+    p.add_argument("--backlog", type=int, default=20_000, help="noisy-neighbour: owner A's jobs")
+    p.add_argument("--newcomers", type=int, default=100, help="noisy-neighbour: owner B's jobs")
+    p.add_argument("--job-ms", type=float, default=20, help="noisy-neighbour: each job's sleep")
     p.add_argument("--crash-timeout", type=float, default=180, help="crash: wait for rerun")
     p.add_argument("--timeout", type=float, help="give up after this many seconds")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -78,6 +81,7 @@ def parse_args() -> argparse.Namespace:
             "pickup": args.jobs * args.interval_ms / 1000 + 180,
             "crash": 2 * args.crash_timeout + 240,
             "enqueue": 900,
+            "noisy-neighbour": 900,
         }[args.scenario]
     return args
 
@@ -134,6 +138,12 @@ def worker_main(peer, args) -> None:
         started_ns = time.time_ns()
         if "warmup" in payload:
             emit(warmup=pid)
+        elif "nn" in payload:  # noisy-neighbour: owner "a" or "b"
+            if payload["nn"] == "b":
+                emit(nn="b", t=payload["t"], s=started_ns)
+            else:
+                emit(nn="a")
+            await asyncio.sleep(payload["ms"] / 1000)
         elif "t" in payload:  # pickup
             emit(t=payload["t"], s=started_ns)
         elif "crash" in payload:
@@ -405,4 +415,37 @@ async def crash_once(peer, args, variant: str) -> dict:
     return result
 
 
-SCENARIOS = {"drain": drain, "sustained": sustained, "pickup": pickup, "crash": crash, "enqueue": enqueue}
+async def noisy_neighbour(peer, args, db) -> list[dict]:
+    """Owner A's backlog, then owner B's jobs one at a time (same shape as Atelier's
+    ``atelier bench queue noisy-neighbour``). The peer has no owners: its queue is FIFO, so
+    "owner" is only a field of the payload. B's wait runs from just before its enqueue call to
+    the handler's first line."""
+    client = await peer.client(args.dsn)
+    try:
+        async with Workers(args, args.workers) as workers:
+            await workers.wait_ready(client)
+            for i in range(0, args.backlog, 5000):
+                n = min(5000, args.backlog - i)
+                await client.enqueue([{"nn": "a", "ms": args.job_ms}] * n)
+            await workers.wait_for(lambda e: e.get("nn") == "a", args.backlog // 10, timeout=600)
+            start = time.monotonic()
+            for i in range(args.newcomers):
+                await asyncio.sleep(max(0.0, start + i * args.interval_ms / 1000 - time.monotonic()))
+                await client.enqueue([{"nn": "b", "t": time.time_ns(), "ms": args.job_ms}])
+            events = await workers.wait_for(lambda e: e.get("nn") == "b", args.newcomers, timeout=900)
+            a_done = len([e for e in workers.events() if e.get("nn") == "a"])
+    finally:
+        await client.close()
+    ms = sorted((e["s"] - e["t"]) / 1e6 for e in events)
+    p99 = nearest_rank(ms, 99)
+    return [header(peer, "noisy-neighbour") | {
+        "fair_share": False, "backlog": args.backlog, "newcomers": args.newcomers,
+        "job_ms": args.job_ms, "interval_ms": args.interval_ms,
+        "workers": args.workers, "concurrency": args.concurrency,
+        "b_p50_ms": round(nearest_rank(ms, 50), 2), "b_p99_ms": round(p99, 2), "b_max_ms": round(ms[-1], 2),
+        "b_p99_in_jobs": round(p99 / args.job_ms, 2),
+        "a_started": a_done,
+    }]
+
+
+SCENARIOS = {"noisy-neighbour": noisy_neighbour, "drain": drain, "sustained": sustained, "pickup": pickup, "crash": crash, "enqueue": enqueue}
