@@ -24,7 +24,7 @@ COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access met
 -- Name: atelier_claim(text, text[], text[], integer, bigint, bigint, boolean); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint, p_fair boolean) RETURNS TABLE(id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean)
+CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint, p_fair boolean) RETURNS TABLE(id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean, timeout_ms integer)
     LANGUAGE sql
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
@@ -94,7 +94,7 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
                started_at = coalesce(j.started_at, now()), updated_at = now()
           FROM picked WHERE j.id = picked.id
         RETURNING j.id, j.kind, j.queue, j.priority, j.owner, j.payload, j.attempt, j.max_attempts,
-                  j.request_id, j.created_at, j.crashes, j.snoozes, j.snooze_streak, j.run_alone
+                  j.request_id, j.created_at, j.crashes, j.snoozes, j.snooze_streak, j.run_alone, j.timeout_ms
     ), events AS (
         INSERT INTO job_events (job_id, type, data)
         SELECT c.id, 'running', CASE WHEN c.run_alone
@@ -103,7 +103,7 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
           FROM claimed c
     )
     SELECT c.id, c.kind, c.queue, c.priority::integer, c.owner, c.payload::text, c.attempt, c.max_attempts,
-           c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone
+           c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone, c.timeout_ms
       FROM claimed c
      ORDER BY c.priority DESC, c.id
 $$;
@@ -449,6 +449,7 @@ CREATE TABLE public.jobs (
     snooze_streak integer DEFAULT 0 NOT NULL,
     run_alone boolean DEFAULT false NOT NULL,
     fair_tag double precision,
+    timeout_ms integer,
     CONSTRAINT jobs_crash_streak_check CHECK ((crash_streak >= 0)),
     CONSTRAINT jobs_crashes_check CHECK ((crashes >= 0)),
     CONSTRAINT jobs_follow_up_check CHECK (((follow_up IS NULL) OR (jsonb_typeof(follow_up) = 'array'::text))),
@@ -456,7 +457,8 @@ CREATE TABLE public.jobs (
     CONSTRAINT jobs_progress_check CHECK (((progress >= 0) AND (progress <= 100))),
     CONSTRAINT jobs_snooze_streak_check CHECK ((snooze_streak >= 0)),
     CONSTRAINT jobs_snoozes_check CHECK ((snoozes >= 0)),
-    CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'cancelled'::text])))
+    CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'cancelled'::text]))),
+    CONSTRAINT jobs_timeout_ms_check CHECK (((timeout_ms IS NULL) OR (timeout_ms > 0)))
 )
 WITH (fillfactor='80', autovacuum_vacuum_scale_factor='0.02', autovacuum_analyze_scale_factor='0.02');
 

@@ -44,6 +44,18 @@ final class ValidationTests: APITestCase {
         reply = try await request(.POST, "/v1/jobs", body: Data("{\"kind\": \"noop\", \"extra\": 1}".utf8), contentType: "application/json")
         try assertError(reply, status: 400, name: "ValidationError")
 
+        for bad in ["0", "-1", "86401", "soon", "1e999", "NaN"] {
+            reply = try await post([("kind", "noop"), ("timeout_s", bad)])
+            try assertError(reply, status: 400, name: "ValidationError")
+            XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "timeout_s", bad)
+        }
+        for bad in [#""30""#, "0", "-5", "86400.5", "true", "[1]"] {
+            reply = try await request(.POST, "/v1/jobs", body: Data(#"{"kind": "noop", "timeout_s": \#(bad)}"#.utf8),
+                                      contentType: "application/json")
+            try assertError(reply, status: 400, name: "ValidationError")
+            XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "timeout_s", bad)
+        }
+
         // A truncated multipart body (no closing boundary).
         let (body, type) = multipart([("kind", "echo")], image: png)
         reply = try await request(.POST, "/v1/jobs", body: body.prefix(body.count - 30), contentType: type)
@@ -99,6 +111,28 @@ final class ValidationTests: APITestCase {
         let done = try await waitForCompletion(try XCTUnwrap(reply.json()["id"] as? String))
         let url = try XCTUnwrap(done["result_url"] as? String)
         try await XCTAssertEqualAsync(try await request(.GET, url, token: .some(nil)).body, png)
+    }
+
+    /// `timeout_s` is stored with the job, from a JSON body or a form field; without it the job
+    /// has none of its own.
+    func testATimeoutTravelsWithTheJob() async throws {
+        var reply = try await request(.POST, "/v1/jobs", body: Data(#"{"kind": "noop", "timeout_s": 2.5}"#.utf8),
+                                      contentType: "application/json")
+        XCTAssertEqual(reply.status, 200, reply.text)
+        var id = try XCTUnwrap(try reply.json()["id"] as? String)
+        try await XCTAssertEqualAsync(try await db.scalar("SELECT timeout_ms FROM jobs WHERE id = \(UUID(uuidString: id)!)", as: Int?.self), 2500)
+
+        let (body, type) = multipart([("kind", "noop"), ("timeout_s", " 30 ")])
+        reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        XCTAssertEqual(reply.status, 200, reply.text)
+        id = try XCTUnwrap(try reply.json()["id"] as? String)
+        try await XCTAssertEqualAsync(try await db.scalar("SELECT timeout_ms FROM jobs WHERE id = \(UUID(uuidString: id)!)", as: Int?.self), 30000)
+        let options = try await db.scalar("SELECT payload::text FROM jobs WHERE id = \(UUID(uuidString: id)!)", as: String.self)
+        XCTAssertFalse(options.contains("timeout_s"), "a field of the job, not an option")
+
+        reply = try await request(.POST, "/v1/jobs", body: Data(#"{"kind": "noop"}"#.utf8), contentType: "application/json")
+        id = try XCTUnwrap(try reply.json()["id"] as? String)
+        try await XCTAssertEqualAsync(try await db.scalar("SELECT timeout_ms FROM jobs WHERE id = \(UUID(uuidString: id)!)", as: Int?.self), nil)
     }
 }
 

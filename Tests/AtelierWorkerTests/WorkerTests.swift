@@ -95,6 +95,38 @@ final class WorkerTests: DatabaseTestCase {
         try await worker.stop()
     }
 
+    /// A job's own timeout (`timeout_s`) bounds its attempts, within its kind's: a job may ask
+    /// for less time than the kind allows, never more.
+    func testAJobsOwnTimeoutBoundsItsAttempts() async throws {
+        struct Sleeper: JobHandler {
+            let kind: String
+            let timeout: Duration?
+            var retryPolicy: RetryPolicy { RetryPolicy(base: .milliseconds(50), jitter: 0) }
+            func run(_ context: JobContext) async throws -> JobResult {
+                let ms = try context.payload(as: [String: Int].self)["ms"] ?? 0
+                try await Task.sleep(for: .milliseconds(ms))
+                return .none
+            }
+        }
+        let worker = try InProcessWorker.start(db, handlers: [Sleeper(kind: "patient", timeout: .seconds(600)),
+                                                              Sleeper(kind: "brisk", timeout: .milliseconds(200))])
+        let stuck = try await queue.enqueue(NewJob(kind: "patient", payload: #"{"ms": 600000}"#, maxAttempts: 2,
+                                                   timeout: .milliseconds(200))).id
+        let quick = try await queue.enqueue(NewJob(kind: "patient", payload: #"{"ms": 10}"#, timeout: .seconds(30))).id
+        let greedy = try await queue.enqueue(NewJob(kind: "brisk", payload: #"{"ms": 600000}"#, maxAttempts: 1,
+                                                    timeout: .seconds(3600))).id
+        let job = try await waitForState(stuck, [.failed])
+        XCTAssertEqual(job.attempt, 2, "each attempt timed out and was retried by the policy")
+        XCTAssertEqual(job.error, "timed out after 0.2 seconds")
+        try await XCTAssertEqualAsync(try await queue.events(jobID: stuck).map(\.type),
+                                      ["running", "retrying", "running", "failed"])
+        let fine = try await waitForState(quick, [.succeeded])
+        XCTAssertEqual(fine.attempt, 1, "a job within its timeout is not touched")
+        let capped = try await waitForState(greedy, [.failed])
+        XCTAssertEqual(capped.error, "timed out after 0.2 seconds", "never more than the kind's")
+        try await worker.stop()
+    }
+
     func testNotificationWakesAnIdleWorkerBeforeItsPoll() async throws {
         // With a 10-minute poll, only the NOTIFY on insert can wake the worker.
         let worker = try InProcessWorker.start(db) { $0.pollInterval = .seconds(600) }

@@ -69,7 +69,8 @@ package struct JobIntake: Sendable {
         do {
             let result = try await queue.enqueue(NewJob(
                 id: id, kind: kind.name, payload: payload, queue: kind.queue, priority: kind.priority, owner: owner,
-                maxAttempts: kind.maxAttempts, idempotencyKey: idempotencyKey, requestID: requestID, followUps: followUps))
+                maxAttempts: kind.maxAttempts, idempotencyKey: idempotencyKey, requestID: requestID, followUps: followUps,
+                timeout: submission.timeout))
             if !result.inserted {
                 // Lost a race with an identical request: keep its job, drop our blob.
                 if stored != nil { try? await blobs.deleteAll(under: BlobKey.jobFolder(id)) }

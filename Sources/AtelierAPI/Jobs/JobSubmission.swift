@@ -10,14 +10,20 @@ import NIOCore
 /// - `multipart/form-data`: an `image` file part, `kind`, `options` (a JSON object), and any other
 ///   text field, which becomes an option (JSON objects and arrays are parsed: the Caricature app
 ///   sends `params` as JSON and `style_id` as text);
-/// - `application/json`: `{"kind", "options", "image"}` with the image in base64 (a `data:` URI
-///   prefix is allowed).
+/// - `application/json`: `{"kind", "options", "image", "timeout_s"}` with the image in base64 (a
+///   `data:` URI prefix is allowed).
+///
+/// `timeout_s` (a form field in multipart) bounds each attempt of the job, in seconds.
 package struct JobSubmission {
     package var kind: String?
     package var options: JSONObject = [:]
     package var image: [UInt8]?
     /// The image part's `filename` as the client sent it (multipart only; not trusted as a path).
     package var imageFilename: String?
+    /// `timeout_s`: how long one attempt may run; nil leaves the kind's own timeout.
+    package var timeout: Duration?
+    /// The longest `timeout_s` the API accepts: a day.
+    static let maxTimeoutSeconds = 86_400.0
 
     /// A submission a route makes on a client's behalf (the caption route, Mondrian's `/upload`).
     package init(kind: String? = nil, options: JSONObject = [:], image: [UInt8]? = nil) {
@@ -122,6 +128,9 @@ package struct JobSubmission {
                 submission.kind = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             case "options":
                 submission.options.merge(try jsonObject(bytes, field: "options")) { _, new in new }
+            case "timeout_s":
+                let text = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                submission.timeout = try timeout(bytes.count <= 64 ? Double(text) : nil)
             default:
                 guard bytes.count <= maxOptionsBytes else { throw APIError.validation("field '\(name)' is too long", field: name) }
                 let text = String(decoding: bytes, as: UTF8.self)
@@ -165,10 +174,21 @@ package struct JobSubmission {
             }
             submission.image = [UInt8](data)
         }
-        for key in object.keys where !["kind", "options", "image"].contains(key) {
-            throw APIError.validation("unknown field '\(key)'; send kind, options and image", field: key)
+        if let timeout = object["timeout_s"], !timeout.isNull {
+            submission.timeout = try self.timeout(timeout.double)
+        }
+        for key in object.keys where !["kind", "options", "image", "timeout_s"].contains(key) {
+            throw APIError.validation("unknown field '\(key)'; send kind, options, image and timeout_s", field: key)
         }
         return submission
+    }
+
+    /// `timeout_s` as a duration: a number of seconds above 0 and at most a day.
+    private static func timeout(_ seconds: Double?) throws -> Duration {
+        guard let seconds, seconds.isFinite, seconds >= 0.001, seconds <= maxTimeoutSeconds else {
+            throw APIError.validation("timeout_s must be a number of seconds from 0.001 to \(Int(maxTimeoutSeconds))", field: "timeout_s")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     private static func jsonObject(_ bytes: [UInt8], field: String) throws -> JSONObject {

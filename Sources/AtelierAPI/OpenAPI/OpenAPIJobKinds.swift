@@ -20,7 +20,7 @@ enum OpenAPIJobKinds {
         return lines.joined(separator: "\n")
     }
 
-    /// A kind's body: `{kind, image?, options?}`, nothing else.
+    /// A kind's body: `{kind, image?, options?, timeout_s?}`, nothing else.
     static func body(_ kind: String, image: Bool, options: String = freeOptions, optionsRequired: Bool = false) -> String {
         let required = ["kind"] + (image ? ["image"] : []) + (optionsRequired ? ["options"] : [])
         let optionLines = options.split(separator: "\n", omittingEmptySubsequences: false)
@@ -32,6 +32,7 @@ enum OpenAPIJobKinds {
             properties:
               kind: { const: \(kind) }
               image: { $ref: "#/components/schemas/Base64Image" }
+              timeout_s: { $ref: "#/components/schemas/JobTimeout" }
             \(optionBlock)
             """
     }
@@ -63,6 +64,7 @@ enum OpenAPIJobKinds {
                 additionalProperties: false
                 properties:
                   kind: { const: index }
+                  timeout_s: { $ref: "#/components/schemas/JobTimeout" }
                   options:
                     type: object
                     required: [text]
@@ -78,6 +80,7 @@ enum OpenAPIJobKinds {
                 properties:
                   kind: { const: index }
                   image: { $ref: "#/components/schemas/Base64Image" }
+                  timeout_s: { $ref: "#/components/schemas/JobTimeout" }
                   options:
                     type: object
                     additionalProperties: false

@@ -89,14 +89,14 @@ extension JobQueue {
 /// (`atelier_fair_tags`, migration 0016: after its owner's last queued job, or at the queue's
 /// virtual time); one due later is tagged by the claim when its time comes.
 private struct InsertJobsStatement: PostgresPreparedStatement {
-    static let name = "atelier_insert_jobs_v3"
+    static let name = "atelier_insert_jobs_v4"
     static let sql = """
         WITH input AS (
             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
-                                 $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[])
+                                 $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[], $14::int[])
                 WITH ORDINALITY
                 AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id,
-                     parent_id, follow_up, ord)
+                     parent_id, follow_up, timeout_ms, ord)
         ), tags AS (
             SELECT f.ord, f.tag
               FROM atelier_fair_tags($13, ARRAY(SELECT i.owner FROM input i ORDER BY i.ord),
@@ -104,11 +104,11 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
                                              FROM input i ORDER BY i.ord)) f
         )
         INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
-                          idempotency_key, request_id, parent_id, follow_up, fair_tag)
+                          idempotency_key, request_id, parent_id, follow_up, fair_tag, timeout_ms)
         SELECT i.id, i.kind, i.queue, i.priority, i.owner, i.payload::jsonb, i.max_attempts,
                CASE WHEN i.run_at < 0 THEN now() ELSE to_timestamp(i.run_at) END,
                NULLIF(i.idempotency_key, ''), NULLIF(i.request_id, ''), NULLIF(i.parent_id, '')::uuid,
-               NULLIF(i.follow_up, '')::jsonb, g.tag
+               NULLIF(i.follow_up, '')::jsonb, g.tag, NULLIF(i.timeout_ms, 0)
           FROM input i LEFT JOIN tags g ON g.ord = i.ord
         ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING id
@@ -121,7 +121,7 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
     var fairShare: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 13)
+        var bindings = PostgresBindings(capacity: 14)
         bindings.append(ids)
         bindings.append(jobs.map(\.kind))
         bindings.append(jobs.map(\.queue))
@@ -135,6 +135,8 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
         bindings.append(jobs.map { $0.parentID?.uuidString ?? "" })
         bindings.append(jobs.map { FollowUp.columnText($0.followUps) })
         bindings.append(fairShare)
+        // Validated to 1 ms … 7 days, so it fits; 0 stands for none.
+        bindings.append(jobs.map { $0.timeout.map { Int(max(1, $0.milliseconds)) } ?? 0 })
         return bindings
     }
 

@@ -129,6 +129,8 @@ public struct ClaimedJob: Sendable, Equatable {
     /// The job was marked to run alone (its worker died under it before): the worker that
     /// claimed it claims nothing else until this attempt is over.
     public var runAlone: Bool = false
+    /// The job's own limit on one attempt (``NewJob/timeout``); nil: the kind's.
+    public var timeout: Duration?
 
     /// This attempt's number among attempts whose handler ran to an end (1 for the first):
     /// the claim number minus the attempts lost to dead workers and those snoozed during an

@@ -21,6 +21,13 @@ public struct NewJob: Sendable {
     public var parentID: UUID?
     /// Jobs to enqueue when this one succeeds (see ``FollowUp``).
     public var followUps: [FollowUp]
+    /// How long one attempt may run (1 ms … ``maxTimeout``); past it the handler is cancelled
+    /// and the attempt recorded as timed out, retried by the kind's policy. Nil: the kind's own
+    /// timeout, if it has one.
+    public var timeout: Duration?
+
+    /// The longest ``timeout`` a job may ask for.
+    public static let maxTimeout = Duration.seconds(7 * 86_400)
 
     public init(
         id: UUID? = nil,
@@ -35,7 +42,8 @@ public struct NewJob: Sendable {
         idempotencyKey: String? = nil,
         requestID: String? = nil,
         parentID: UUID? = nil,
-        followUps: [FollowUp] = []
+        followUps: [FollowUp] = [],
+        timeout: Duration? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -53,6 +61,7 @@ public struct NewJob: Sendable {
         self.requestID = requestID
         self.parentID = parentID
         self.followUps = followUps
+        self.timeout = timeout
     }
 
     func validate() throws(QueueError) {
@@ -66,6 +75,9 @@ public struct NewJob: Sendable {
         }
         if let key = idempotencyKey, key.isEmpty || key.count > 255 {
             throw .invalidArgument("idempotency key must be 1–255 characters")
+        }
+        if let timeout, timeout < .milliseconds(1) || timeout > Self.maxTimeout {
+            throw .invalidArgument("timeout must be between 1 ms and 7 days, got \(timeout)")
         }
         for followUp in followUps { try followUp.validate() }
     }

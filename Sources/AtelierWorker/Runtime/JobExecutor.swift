@@ -48,7 +48,8 @@ struct JobExecutor: Sendable {
             work.cancel()
             ending.startGrace(grace)
         }
-        let timer = handler.timeout.map { timeout in
+        let timeout = Self.timeout(of: job, handler: handler)
+        let timer = timeout.map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
                 stopSignal.stop(.timeout)
@@ -81,6 +82,16 @@ struct JobExecutor: Sendable {
                                          elapsed: elapsed, logger: logger))
     }
 
+    /// An attempt's limit: the shorter of the job's own (`timeout_s`) and its kind's. A job may
+    /// ask for less time than its kind allows, never more: the kind's limit is the operator's
+    /// bound on how long a slot is held.
+    static func timeout(of job: ClaimedJob, handler: any JobHandler) -> Duration? {
+        switch (job.timeout, handler.timeout) {
+        case let (mine?, kinds?): return min(mine, kinds)
+        case let (mine, kinds): return mine ?? kinds
+        }
+    }
+
     private func outcome(of result: Result<JobResult, any Error>, job: ClaimedJob, handler: any JobHandler,
                          stopSignal: StopSignal, elapsed: Duration, logger: Logger) -> JobOutcome? {
         switch (result, stopSignal.reason) {
@@ -100,7 +111,7 @@ struct JobExecutor: Sendable {
             logger.info("job released: worker shutting down")
             return .released
         case (.failure, .timeout):
-            return failure(job: job, handler: handler, message: "timed out after \(handler.timeout ?? .zero)",
+            return failure(job: job, handler: handler, message: "timed out after \(Self.timeout(of: job, handler: handler) ?? .zero)",
                            permanent: false, logger: logger)
         case (.failure(let error), .none):
             if let failure = error as? JobFailure {
