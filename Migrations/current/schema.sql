@@ -25,88 +25,93 @@ COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access met
 --
 
 CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint, p_fair boolean) RETURNS TABLE(id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean, timeout_ms integer)
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
     SET enable_sort TO 'off'
     AS $$
-    WITH due AS MATERIALIZED (
-        SELECT w.id, w.owner, w.priority::integer AS priority, row_number() OVER (ORDER BY w.run_at, w.id) AS ord
-          FROM (SELECT d.id, d.owner, d.priority, d.run_at FROM jobs d
-                 WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()
-                 ORDER BY d.run_at, d.id
-                 LIMIT 256
-                   FOR UPDATE SKIP LOCKED) w
-    ), tags AS (
-        SELECT t.ord, t.tag
-          FROM atelier_fair_tags(p_fair, ARRAY(SELECT d.owner FROM due d ORDER BY d.ord),
-                                 ARRAY(SELECT d.priority FROM due d ORDER BY d.ord)) t
-    )
-    UPDATE jobs j SET fair_tag = t.tag
-      FROM due d JOIN tags t ON t.ord = d.ord
-     WHERE j.id = d.id;
+#variable_conflict use_column
+BEGIN
+    IF EXISTS (SELECT 1 FROM jobs d WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()) THEN
+        WITH due AS MATERIALIZED (
+            SELECT w.id, w.owner, w.priority::integer AS priority, row_number() OVER (ORDER BY w.run_at, w.id) AS ord
+              FROM (SELECT d.id, d.owner, d.priority, d.run_at FROM jobs d
+                     WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()
+                     ORDER BY d.run_at, d.id
+                     LIMIT 256
+                       FOR UPDATE SKIP LOCKED) w
+        ), tags AS (
+            SELECT t.ord, t.tag
+              FROM atelier_fair_tags(p_fair, ARRAY(SELECT d.owner FROM due d ORDER BY d.ord),
+                                     ARRAY(SELECT d.priority FROM due d ORDER BY d.ord)) t
+        )
+        UPDATE jobs j SET fair_tag = t.tag
+          FROM due d JOIN tags t ON t.ord = d.ord
+         WHERE j.id = d.id;
+    END IF;
 
-    WITH open AS MATERIALIZED (
-        -- p_queues less the paused ones; read below as `(SELECT …)::text[]`: an array for ANY,
-        -- not a subquery.
-        SELECT ARRAY(SELECT q FROM unnest(p_queues) q
-                     WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)) AS queues
-    ), mine AS MATERIALIZED (
-        -- What p_worker runs now: its claims whose completion has not landed (jobs_running_idx).
-        SELECT count(*) AS running, coalesce(bool_or(r.run_alone), false) AS alone
-          FROM jobs r WHERE r.state = 'running' AND r.lease_owner = p_worker
-    ), lone AS MATERIALIZED (
-        SELECT n.id, n.priority, n.fair_tag FROM jobs n
-         WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (p_kinds)
-           AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
-           AND (SELECT m.running FROM mine m) = 0
-         ORDER BY n.priority DESC, n.run_at, n.id
-         LIMIT 1
-           FOR UPDATE SKIP LOCKED
-    ), next AS MATERIALIZED (
-        SELECT n.id, n.priority, n.fair_tag FROM jobs n
-         WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
-           AND n.kind = ANY (p_kinds)
-           AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
-           AND NOT EXISTS (SELECT 1 FROM lone)
-           AND NOT (SELECT m.alone FROM mine m)
-           AND ((SELECT m.running FROM mine m) = 0 OR NOT EXISTS (
-                SELECT 1 FROM jobs w
-                 WHERE w.state = 'queued' AND w.run_alone
-                   AND w.run_at <= now() - p_isolation_wait_ms * interval '1 millisecond'
-                   AND w.kind = ANY (p_kinds) AND w.queue = ANY ((SELECT o.queues FROM open o)::text[])))
-         ORDER BY n.priority DESC, n.fair_tag, n.id
-         LIMIT p_limit
-           FOR UPDATE SKIP LOCKED
-    ), picked AS (
-        SELECT l.id, l.priority, l.fair_tag FROM lone l UNION ALL SELECT x.id, x.priority, x.fair_tag FROM next x
-    ), served AS (
-        -- The highest tag taken per priority: where V moves to.
-        SELECT p.priority, max(p.fair_tag) AS tag FROM picked p WHERE p.fair_tag IS NOT NULL GROUP BY p.priority
-    ), clock_moved AS (
-        UPDATE fair_clock c SET v = s.tag FROM served s WHERE c.priority = s.priority AND c.v <= s.tag - 64
-    ), clock_made AS (
-        INSERT INTO fair_clock (priority, v) SELECT s.priority, s.tag FROM served s ON CONFLICT (priority) DO NOTHING
-    ), claimed AS (
-        UPDATE jobs j
-           SET state = 'running', attempt = j.attempt + 1, lease_owner = p_worker, fair_tag = NULL,
-               lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
-               started_at = coalesce(j.started_at, now()), updated_at = now()
-          FROM picked WHERE j.id = picked.id
-        RETURNING j.id, j.kind, j.queue, j.priority, j.owner, j.payload, j.attempt, j.max_attempts,
-                  j.request_id, j.created_at, j.crashes, j.snoozes, j.snooze_streak, j.run_alone, j.timeout_ms
-    ), events AS (
-        INSERT INTO job_events (job_id, type, data)
-        SELECT c.id, 'running', CASE WHEN c.run_alone
-                                     THEN jsonb_build_object('attempt', c.attempt, 'worker', p_worker, 'alone', true)
-                                     ELSE jsonb_build_object('attempt', c.attempt, 'worker', p_worker) END
+    RETURN QUERY
+        WITH open AS MATERIALIZED (
+            -- p_queues less the paused ones; read below as `(SELECT …)::text[]`: an array for ANY,
+            -- not a subquery.
+            SELECT ARRAY(SELECT q FROM unnest(p_queues) q
+                         WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)) AS queues
+        ), mine AS MATERIALIZED (
+            -- What p_worker runs now: its claims whose completion has not landed (jobs_running_idx).
+            SELECT count(*) AS running, coalesce(bool_or(r.run_alone), false) AS alone
+              FROM jobs r WHERE r.state = 'running' AND r.lease_owner = p_worker
+        ), lone AS MATERIALIZED (
+            SELECT n.id, n.priority, n.fair_tag FROM jobs n
+             WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (p_kinds)
+               AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
+               AND (SELECT m.running FROM mine m) = 0
+             ORDER BY n.priority DESC, n.run_at, n.id
+             LIMIT 1
+               FOR UPDATE SKIP LOCKED
+        ), next AS MATERIALIZED (
+            SELECT n.id, n.priority, n.fair_tag FROM jobs n
+             WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
+               AND n.kind = ANY (p_kinds)
+               AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
+               AND NOT EXISTS (SELECT 1 FROM lone)
+               AND NOT (SELECT m.alone FROM mine m)
+               AND ((SELECT m.running FROM mine m) = 0 OR NOT EXISTS (
+                    SELECT 1 FROM jobs w
+                     WHERE w.state = 'queued' AND w.run_alone
+                       AND w.run_at <= now() - p_isolation_wait_ms * interval '1 millisecond'
+                       AND w.kind = ANY (p_kinds) AND w.queue = ANY ((SELECT o.queues FROM open o)::text[])))
+             ORDER BY n.priority DESC, n.fair_tag, n.id
+             LIMIT p_limit
+               FOR UPDATE SKIP LOCKED
+        ), picked AS (
+            SELECT l.id, l.priority, l.fair_tag FROM lone l UNION ALL SELECT x.id, x.priority, x.fair_tag FROM next x
+        ), served AS (
+            -- The highest tag taken per priority: where V moves to.
+            SELECT p.priority, max(p.fair_tag) AS tag FROM picked p WHERE p.fair_tag IS NOT NULL GROUP BY p.priority
+        ), clock_moved AS (
+            UPDATE fair_clock c SET v = s.tag FROM served s WHERE c.priority = s.priority AND c.v <= s.tag - 64
+        ), clock_made AS (
+            INSERT INTO fair_clock (priority, v) SELECT s.priority, s.tag FROM served s ON CONFLICT (priority) DO NOTHING
+        ), claimed AS (
+            UPDATE jobs j
+               SET state = 'running', attempt = j.attempt + 1, lease_owner = p_worker, fair_tag = NULL,
+                   lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
+                   started_at = coalesce(j.started_at, now()), updated_at = now()
+              FROM picked WHERE j.id = picked.id
+            RETURNING j.id, j.kind, j.queue, j.priority, j.owner, j.payload, j.attempt, j.max_attempts,
+                      j.request_id, j.created_at, j.crashes, j.snoozes, j.snooze_streak, j.run_alone, j.timeout_ms
+        ), events AS (
+            INSERT INTO job_events (job_id, type, data)
+            SELECT c.id, 'running', CASE WHEN c.run_alone
+                                         THEN jsonb_build_object('attempt', c.attempt, 'worker', p_worker, 'alone', true)
+                                         ELSE jsonb_build_object('attempt', c.attempt, 'worker', p_worker) END
+              FROM claimed c
+        )
+        SELECT c.id, c.kind, c.queue, c.priority::integer, c.owner, c.payload::text, c.attempt, c.max_attempts,
+               c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone, c.timeout_ms
           FROM claimed c
-    )
-    SELECT c.id, c.kind, c.queue, c.priority::integer, c.owner, c.payload::text, c.attempt, c.max_attempts,
-           c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone, c.timeout_ms
-      FROM claimed c
-     ORDER BY c.priority DESC, c.id
-$$;
+         ORDER BY c.priority DESC, c.id;
+END $$;
 
 
 --
@@ -448,8 +453,9 @@ CREATE TABLE public.jobs (
     snoozes integer DEFAULT 0 NOT NULL,
     snooze_streak integer DEFAULT 0 NOT NULL,
     run_alone boolean DEFAULT false NOT NULL,
-    fair_tag double precision,
     timeout_ms integer,
+    fair_tag double precision,
+    unique_key text,
     CONSTRAINT jobs_crash_streak_check CHECK ((crash_streak >= 0)),
     CONSTRAINT jobs_crashes_check CHECK ((crashes >= 0)),
     CONSTRAINT jobs_follow_up_check CHECK (((follow_up IS NULL) OR (jsonb_typeof(follow_up) = 'array'::text))),
@@ -458,7 +464,8 @@ CREATE TABLE public.jobs (
     CONSTRAINT jobs_snooze_streak_check CHECK ((snooze_streak >= 0)),
     CONSTRAINT jobs_snoozes_check CHECK ((snoozes >= 0)),
     CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'cancelled'::text]))),
-    CONSTRAINT jobs_timeout_ms_check CHECK (((timeout_ms IS NULL) OR (timeout_ms > 0)))
+    CONSTRAINT jobs_timeout_ms_check CHECK (((timeout_ms IS NULL) OR (timeout_ms > 0))),
+    CONSTRAINT jobs_unique_key_check CHECK (((unique_key IS NULL) OR ((length(unique_key) >= 1) AND (length(unique_key) <= 255))))
 )
 WITH (fillfactor='80', autovacuum_vacuum_scale_factor='0.02', autovacuum_analyze_scale_factor='0.02');
 
@@ -832,6 +839,13 @@ CREATE INDEX jobs_run_alone_idx ON public.jobs USING btree (priority DESC, run_a
 --
 
 CREATE INDEX jobs_running_idx ON public.jobs USING btree (lease_owner) WHERE (state = 'running'::text);
+
+
+--
+-- Name: jobs_unique_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_unique_idx ON public.jobs USING btree (owner, kind, unique_key, created_at DESC) WHERE (unique_key IS NOT NULL);
 
 
 --

@@ -56,6 +56,13 @@ final class ValidationTests: APITestCase {
             XCTAssertEqual(try (reply.json()["details"] as? [String: String])?["field"], "timeout_s", bad)
         }
 
+        for bad in [#""k""#, #"{"key": ""}"#, #"{"key": 5}"#, #"{"period_s": 0}"#, #"{"period_s": 2592001}"#, #"{"other": 1}"#] {
+            reply = try await request(.POST, "/v1/jobs", body: Data(#"{"kind": "noop", "unique": \#(bad)}"#.utf8),
+                                      contentType: "application/json")
+            try assertError(reply, status: 400, name: "ValidationError")
+            XCTAssertTrue(try (reply.json()["details"] as? [String: String])?["field"]?.hasPrefix("unique") ?? false, bad)
+        }
+
         // A truncated multipart body (no closing boundary).
         let (body, type) = multipart([("kind", "echo")], image: png)
         reply = try await request(.POST, "/v1/jobs", body: body.prefix(body.count - 30), contentType: type)
@@ -111,6 +118,41 @@ final class ValidationTests: APITestCase {
         let done = try await waitForCompletion(try XCTUnwrap(reply.json()["id"] as? String))
         let url = try XCTUnwrap(done["result_url"] as? String)
         try await XCTAssertEqualAsync(try await request(.GET, url, token: .some(nil)).body, png)
+    }
+
+    /// `unique`: the same work asked for again while it is queued, running or recent gets the
+    /// first job back (`"duplicate": true`, 200); the key defaults to a hash of the input.
+    func testAUniqueJobAskedForAgainIsTheSameJob() async throws {
+        func post(_ json: String) async throws -> (status: Int, id: String, duplicate: Bool?) {
+            let reply = try await request(.POST, "/v1/jobs", body: Data(json.utf8), contentType: "application/json")
+            let body = try reply.json()
+            return (reply.status, try XCTUnwrap(body["id"] as? String, reply.text), body["duplicate"] as? Bool)
+        }
+        let first = try await post(#"{"kind": "sleep", "options": {"ms": 60000}, "unique": {"key": "nightly", "period_s": 60}}"#)
+        XCTAssertEqual(first.status, 200)
+        XCTAssertNil(first.duplicate, "a new job says nothing about duplicates")
+        let again = try await post(#"{"kind": "sleep", "options": {"ms": 5}, "unique": {"key": "nightly"}}"#)
+        XCTAssertEqual(again.status, 200)
+        XCTAssertEqual(again.id, first.id)
+        XCTAssertEqual(again.duplicate, true)
+
+        // No key: the kind and the input decide. The same options in another order are the same work.
+        let hashed = try await post(#"{"kind": "sleep", "options": {"ms": 60000, "note": "a"}, "unique": {}}"#)
+        let same = try await post(#"{"kind": "sleep", "options": {"note": "a", "ms": 60000}, "unique": {}}"#)
+        let other = try await post(#"{"kind": "sleep", "options": {"ms": 59999, "note": "a"}, "unique": {}}"#)
+        XCTAssertEqual(same.id, hashed.id)
+        XCTAssertEqual(same.duplicate, true)
+        XCTAssertNotEqual(other.id, hashed.id)
+        XCTAssertNil(other.duplicate)
+
+        let png = TestImages.png()
+        let (body, type) = multipart([("kind", "echo"), ("unique", "{}")], image: png)
+        let upload = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        let reupload = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        XCTAssertEqual(try reupload.json()["id"] as? String, try upload.json()["id"] as? String)
+        XCTAssertEqual(try reupload.json()["duplicate"] as? Bool, true)
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
+        XCTAssertEqual(folders.count, 1, "the duplicate's upload was not kept")
     }
 
     /// `timeout_s` is stored with the job, from a JSON body or a form field; without it the job

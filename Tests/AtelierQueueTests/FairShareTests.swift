@@ -3,7 +3,7 @@ import AtelierQueue
 import Foundation
 import XCTest
 
-/// Fair share (migration 0016, docs/queue.md "Fair share"): within a priority the claim serves
+/// Fair share (migration 0017, docs/queue.md "Fair share"): within a priority the claim serves
 /// owners in turn, so one owner's backlog does not make another wait behind all of it; with
 /// fair share off the claim is strict FIFO. Jobs tagged with the same turn may come in either
 /// order (ties are broken by id), so these tests look at turns, not at exact sequences.

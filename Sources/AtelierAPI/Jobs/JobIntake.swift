@@ -3,6 +3,7 @@ import AtelierJobs
 import AtelierLanes
 import AtelierQueue
 import AtelierStorage
+import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -43,8 +44,11 @@ package struct JobIntake: Sendable {
     package struct Accepted {
         package var id: UUID
         package var kind: String
-        /// False when an earlier request with the same Idempotency-Key created the job.
+        /// False when an earlier request with the same Idempotency-Key created the job, or the
+        /// job is one this request's `unique` matched.
         package var created: Bool
+        /// The job is an earlier one this request's `unique` matched.
+        package var duplicate = false
     }
 
     /// `id` names the new job (callers that derive names from it make it first); `followUps`
@@ -70,7 +74,14 @@ package struct JobIntake: Sendable {
             let result = try await queue.enqueue(NewJob(
                 id: id, kind: kind.name, payload: payload, queue: kind.queue, priority: kind.priority, owner: owner,
                 maxAttempts: kind.maxAttempts, idempotencyKey: idempotencyKey, requestID: requestID, followUps: followUps,
-                timeout: submission.timeout))
+                timeout: submission.timeout, unique: submission.unique.map { unique in
+                    UniqueJob(key: unique.key ?? Self.uniqueKey(kind: kind.name, submission: submission),
+                              period: .milliseconds(Int64(unique.periodSeconds * 1000)))
+                }))
+            if result.duplicate {
+                if stored != nil { try? await blobs.deleteAll(under: BlobKey.jobFolder(id)) }
+                return Accepted(id: result.id, kind: kind.name, created: false, duplicate: true)
+            }
             if !result.inserted {
                 // Lost a race with an identical request: keep its job, drop our blob.
                 if stored != nil { try? await blobs.deleteAll(under: BlobKey.jobFolder(id)) }
@@ -153,6 +164,19 @@ package struct JobIntake: Sendable {
     }
 
     /// The kind, the payload's JSON text (the kind's contract checks the options) and the image.
+    /// A unique job's key when the request names none: SHA-256 of the kind, the options (keys
+    /// sorted) and the image's bytes — what the job will work on, not the job's own id.
+    static func uniqueKey(kind: String, submission: JobSubmission) -> String {
+        var hash = SHA256()
+        hash.update(data: Array(kind.utf8) + [0])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        hash.update(data: (try? encoder.encode(submission.options)) ?? Data())
+        hash.update(data: [0])
+        if let image = submission.image { hash.update(data: Array(SHA256.hash(data: image))) }
+        return "sha256:" + HeaderText.hex(hash.finalize())
+    }
+
     private func validate(_ submission: JobSubmission, id: UUID) async throws -> (JobKind, String, StoredImage?) {
         guard let name = submission.kind ?? (submission.options["style_id"] != nil ? StylizeJob.kind : nil), !name.isEmpty else {
             throw APIError.validation("kind is required; one of: \(kinds.names.joined(separator: ", "))", field: "kind")

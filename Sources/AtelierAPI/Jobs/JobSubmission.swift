@@ -1,4 +1,5 @@
 import AtelierJobs
+import AtelierQueue
 import Foundation
 import Hummingbird
 import MultipartKit
@@ -10,10 +11,12 @@ import NIOCore
 /// - `multipart/form-data`: an `image` file part, `kind`, `options` (a JSON object), and any other
 ///   text field, which becomes an option (JSON objects and arrays are parsed: the Caricature app
 ///   sends `params` as JSON and `style_id` as text);
-/// - `application/json`: `{"kind", "options", "image", "timeout_s"}` with the image in base64 (a
-///   `data:` URI prefix is allowed).
+/// - `application/json`: `{"kind", "options", "image", "timeout_s", "unique"}` with the image in
+///   base64 (a `data:` URI prefix is allowed).
 ///
-/// `timeout_s` (a form field in multipart) bounds each attempt of the job, in seconds.
+/// `timeout_s` (a form field in multipart) bounds each attempt of the job, in seconds; `unique`
+/// (a form field holding JSON in multipart), `{"key": "…", "period_s": 600}` with both optional,
+/// makes the job unique (``JobIntake``).
 package struct JobSubmission {
     package var kind: String?
     package var options: JSONObject = [:]
@@ -24,6 +27,13 @@ package struct JobSubmission {
     package var timeout: Duration?
     /// The longest `timeout_s` the API accepts: a day.
     static let maxTimeoutSeconds = 86_400.0
+    /// `unique`: present when the job is to be unique; its key nil until the intake hashes the input.
+    package var unique: UniqueRequest?
+
+    package struct UniqueRequest: Equatable {
+        package var key: String?
+        package var periodSeconds: Double
+    }
 
     /// A submission a route makes on a client's behalf (the caption route, Mondrian's `/upload`).
     package init(kind: String? = nil, options: JSONObject = [:], image: [UInt8]? = nil) {
@@ -128,6 +138,9 @@ package struct JobSubmission {
                 submission.kind = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             case "options":
                 submission.options.merge(try jsonObject(bytes, field: "options")) { _, new in new }
+            case "unique":
+                guard bytes.count <= 1024 else { throw APIError.validation("unique is too long", field: "unique") }
+                submission.unique = try unique(.object(try jsonObject(bytes, field: "unique")))
             case "timeout_s":
                 let text = String(decoding: bytes.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 submission.timeout = try timeout(bytes.count <= 64 ? Double(text) : nil)
@@ -177,10 +190,38 @@ package struct JobSubmission {
         if let timeout = object["timeout_s"], !timeout.isNull {
             submission.timeout = try self.timeout(timeout.double)
         }
-        for key in object.keys where !["kind", "options", "image", "timeout_s"].contains(key) {
-            throw APIError.validation("unknown field '\(key)'; send kind, options, image and timeout_s", field: key)
+        if let unique = object["unique"], !unique.isNull {
+            submission.unique = try self.unique(unique)
+        }
+        for key in object.keys where !["kind", "options", "image", "timeout_s", "unique"].contains(key) {
+            throw APIError.validation("unknown field '\(key)'; send kind, options, image, timeout_s and unique", field: key)
         }
         return submission
+    }
+
+    /// `unique` as given: `{"key": "…", "period_s": 600}`, both optional, nothing else.
+    private static func unique(_ value: JSONValue) throws -> UniqueRequest {
+        guard let object = value.object else {
+            throw APIError.validation(#"unique must be an object like {"key": "…", "period_s": 600}"#, field: "unique")
+        }
+        for name in object.keys where !["key", "period_s"].contains(name) {
+            throw APIError.validation("unknown field '\(name)' in unique; send key and period_s", field: "unique.\(name)")
+        }
+        var request = UniqueRequest(key: nil, periodSeconds: UniqueJob.defaultPeriod.seconds)
+        if let key = object["key"], !key.isNull {
+            guard let text = key.string, !text.isEmpty, text.unicodeScalars.count <= 255, !text.unicodeScalars.contains("\u{0}") else {
+                throw APIError.validation("unique.key must be a string of 1–255 characters, without NUL", field: "unique.key")
+            }
+            request.key = text
+        }
+        if let period = object["period_s"], !period.isNull {
+            let max = UniqueJob.maxPeriod.seconds
+            guard let seconds = period.double, seconds.isFinite, seconds >= 1, seconds <= max else {
+                throw APIError.validation("unique.period_s must be a number of seconds from 1 to \(Int(max))", field: "unique.period_s")
+            }
+            request.periodSeconds = seconds
+        }
+        return request
     }
 
     /// `timeout_s` as a duration: a number of seconds above 0 and at most a day.

@@ -38,7 +38,8 @@ struct JobsController: Sendable {
         let base = self.base.value(for: request)
         let job = try await queue.job(id: accepted.id, owner: principal.owner)
         let created = CreatedJob(id: id, kind: accepted.kind, status: JobView(job, baseURL: base, links: links).status,
-                                 statusURL: "\(base)/v1/jobs/\(id)", streamURL: "\(base)/v1/jobs/\(id)/events")
+                                 statusURL: "\(base)/v1/jobs/\(id)", streamURL: "\(base)/v1/jobs/\(id)/events",
+                                 duplicate: accepted.duplicate ? true : nil)
         var response = try JSONResponse.encode(created)
         response.headers[.location] = created.statusURL
         if !accepted.created { response.headers[.idempotentReplayed] = "true" }
@@ -151,8 +152,10 @@ struct CreatedJob: Encodable {
     var status: String
     var statusURL: String
     var streamURL: String
+    /// `true` when the answer is an earlier job this request's `unique` matched; absent otherwise.
+    var duplicate: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, status, statusURL = "status_url", streamURL = "stream_url"
+        case id, kind, status, statusURL = "status_url", streamURL = "stream_url", duplicate
     }
 }

@@ -20,7 +20,7 @@ enum OpenAPIJobKinds {
         return lines.joined(separator: "\n")
     }
 
-    /// A kind's body: `{kind, image?, options?, timeout_s?}`, nothing else.
+    /// A kind's body: `{kind, image?, options?, timeout_s?, unique?}`, nothing else.
     static func body(_ kind: String, image: Bool, options: String = freeOptions, optionsRequired: Bool = false) -> String {
         let required = ["kind"] + (image ? ["image"] : []) + (optionsRequired ? ["options"] : [])
         let optionLines = options.split(separator: "\n", omittingEmptySubsequences: false)
@@ -33,6 +33,7 @@ enum OpenAPIJobKinds {
               kind: { const: \(kind) }
               image: { $ref: "#/components/schemas/Base64Image" }
               timeout_s: { $ref: "#/components/schemas/JobTimeout" }
+              unique: { $ref: "#/components/schemas/JobUnique" }
             \(optionBlock)
             """
     }
@@ -65,6 +66,7 @@ enum OpenAPIJobKinds {
                 properties:
                   kind: { const: index }
                   timeout_s: { $ref: "#/components/schemas/JobTimeout" }
+                  unique: { $ref: "#/components/schemas/JobUnique" }
                   options:
                     type: object
                     required: [text]
@@ -81,6 +83,7 @@ enum OpenAPIJobKinds {
                   kind: { const: index }
                   image: { $ref: "#/components/schemas/Base64Image" }
                   timeout_s: { $ref: "#/components/schemas/JobTimeout" }
+                  unique: { $ref: "#/components/schemas/JobUnique" }
                   options:
                     type: object
                     additionalProperties: false

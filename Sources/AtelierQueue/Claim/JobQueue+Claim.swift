@@ -10,9 +10,9 @@ extension JobQueue {
     /// turn (fair share; oldest first when ``fairShare`` is off).
     ///
     /// The claim query is the SQL function `atelier_claim`, read as the database has it in
-    /// `Migrations/current/schema.sql` (made by migration 0002, redefined by 0008, 0009, 0013, 0016
-    /// and 0017; that file is their sum, kept true by ./ops/check-schema): tag the jobs whose run_at
-    /// has come for fair share (0016), pick rows from the partial
+    /// `Migrations/current/schema.sql` (made by migration 0002, redefined by 0008, 0009, 0013 and
+    /// 0017; that file is their sum, kept true by ./ops/check-schema): tag the jobs whose run_at
+    /// has come for fair share (0017), pick rows from the partial
     /// index of ready jobs in claim order, skipping rows another worker is claiming at this
     /// instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in the same
     /// statement, and append a `running` event for each.

@@ -2,14 +2,18 @@ import Foundation
 import PostgresNIO
 
 /// The result of an enqueue: the job's id, and whether this call created it
-/// (`false` when an earlier job with the same idempotency key was returned instead).
+/// (`false` when an earlier job with the same idempotency key, or a job it duplicates, was
+/// returned instead).
 public struct EnqueuedJob: Sendable, Equatable {
     public var id: UUID
     public var inserted: Bool
+    /// The job returned is one this enqueue's ``NewJob/unique`` key matched.
+    public var duplicate: Bool
 
-    public init(id: UUID, inserted: Bool) {
+    public init(id: UUID, inserted: Bool, duplicate: Bool = false) {
         self.id = id
         self.inserted = inserted
+        self.duplicate = duplicate
     }
 }
 
@@ -20,13 +24,14 @@ extension JobQueue {
     public func enqueue(_ job: NewJob) async throws -> EnqueuedJob {
         try job.validate()
         try Self.requireJSONObject(job.payload, what: "payload")
+        if let unique = job.unique { return try await enqueueUnique(job, unique: unique) }
         return try await coalescer.enqueue(job, id: job.id ?? JobID.make()) { [self] ids, jobs in
             try await insert(ids: ids, jobs: jobs)
         }
     }
 
     /// Enqueues many jobs in one statement (one round trip, one NOTIFY per queue).
-    /// Results are in the order of `jobs`.
+    /// Results are in the order of `jobs`. Jobs with a ``NewJob/unique`` key go one by one.
     @discardableResult
     public func enqueue(_ jobs: [NewJob]) async throws -> [EnqueuedJob] {
         guard !jobs.isEmpty else { return [] }
@@ -34,7 +39,12 @@ extension JobQueue {
             try job.validate()
             try Self.requireJSONObject(job.payload, what: "payload")
         }
-        return try await insert(ids: jobs.map { $0.id ?? JobID.make() }, jobs: jobs)
+        guard jobs.contains(where: { $0.unique != nil }) else {
+            return try await insert(ids: jobs.map { $0.id ?? JobID.make() }, jobs: jobs)
+        }
+        var results: [EnqueuedJob] = []
+        for job in jobs { results.append(try await enqueue(job)) }
+        return results
     }
 
     /// The insert of checked jobs with their ids, and the answer for each: created, or the job
@@ -86,17 +96,18 @@ extension JobQueue {
 /// The batch insert, prepared once per connection (enqueue is the API's hottest statement).
 /// One row per element of the parallel arrays; a job whose (owner, idempotency key) exists is
 /// skipped and its id left out of the result. A job due now gets its fair-share tag here
-/// (`atelier_fair_tags`, migration 0016: after its owner's last queued job, or at the queue's
+/// (`atelier_fair_tags`, migration 0017: after its owner's last queued job, or at the queue's
 /// virtual time); one due later is tagged by the claim when its time comes.
-private struct InsertJobsStatement: PostgresPreparedStatement {
-    static let name = "atelier_insert_jobs_v4"
+struct InsertJobsStatement: PostgresPreparedStatement {
+    static let name = "atelier_insert_jobs_v5"
     static let sql = """
         WITH input AS (
             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
-                                 $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[], $14::int[])
+                                 $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[], $14::int[],
+                                 $15::text[])
                 WITH ORDINALITY
                 AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id,
-                     parent_id, follow_up, timeout_ms, ord)
+                     parent_id, follow_up, timeout_ms, unique_key, ord)
         ), tags AS (
             SELECT f.ord, f.tag
               FROM atelier_fair_tags($13, ARRAY(SELECT i.owner FROM input i ORDER BY i.ord),
@@ -104,11 +115,12 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
                                              FROM input i ORDER BY i.ord)) f
         )
         INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
-                          idempotency_key, request_id, parent_id, follow_up, fair_tag, timeout_ms)
+                          idempotency_key, request_id, parent_id, follow_up, fair_tag, timeout_ms, unique_key)
         SELECT i.id, i.kind, i.queue, i.priority, i.owner, i.payload::jsonb, i.max_attempts,
                CASE WHEN i.run_at < 0 THEN now() ELSE to_timestamp(i.run_at) END,
                NULLIF(i.idempotency_key, ''), NULLIF(i.request_id, ''), NULLIF(i.parent_id, '')::uuid,
-               NULLIF(i.follow_up, '')::jsonb, g.tag, NULLIF(i.timeout_ms, 0)
+               NULLIF(i.follow_up, '')::jsonb, g.tag, NULLIF(i.timeout_ms, 0),
+               NULLIF(i.unique_key, '')
           FROM input i LEFT JOIN tags g ON g.ord = i.ord
         ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING id
@@ -121,7 +133,7 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
     var fairShare: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 14)
+        var bindings = PostgresBindings(capacity: 15)
         bindings.append(ids)
         bindings.append(jobs.map(\.kind))
         bindings.append(jobs.map(\.queue))
@@ -137,6 +149,7 @@ private struct InsertJobsStatement: PostgresPreparedStatement {
         bindings.append(fairShare)
         // Validated to 1 ms … 7 days, so it fits; 0 stands for none.
         bindings.append(jobs.map { $0.timeout.map { Int(max(1, $0.milliseconds)) } ?? 0 })
+        bindings.append(jobs.map { $0.unique?.key ?? "" })
         return bindings
     }
 

@@ -25,6 +25,9 @@ public struct NewJob: Sendable {
     /// and the attempt recorded as timed out, retried by the kind's policy. Nil: the kind's own
     /// timeout, if it has one.
     public var timeout: Duration?
+    /// Enqueue returns the existing job of this owner, kind and key instead of a new one while
+    /// that job is queued, running or finished within the period (``UniqueJob``).
+    public var unique: UniqueJob?
 
     /// The longest ``timeout`` a job may ask for.
     public static let maxTimeout = Duration.seconds(7 * 86_400)
@@ -43,7 +46,8 @@ public struct NewJob: Sendable {
         requestID: String? = nil,
         parentID: UUID? = nil,
         followUps: [FollowUp] = [],
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        unique: UniqueJob? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -62,6 +66,7 @@ public struct NewJob: Sendable {
         self.parentID = parentID
         self.followUps = followUps
         self.timeout = timeout
+        self.unique = unique
     }
 
     func validate() throws(QueueError) {
@@ -79,6 +84,7 @@ public struct NewJob: Sendable {
         if let timeout, timeout < .milliseconds(1) || timeout > Self.maxTimeout {
             throw .invalidArgument("timeout must be between 1 ms and 7 days, got \(timeout)")
         }
+        try unique?.validate()
         for followUp in followUps { try followUp.validate() }
     }
 }
