@@ -46,8 +46,9 @@ let package = Package(
         // binary never looks for its schema on disk, and the schema version is the newest file's.
         .executableTarget(name: "EmbedFiles"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
-        // A target's data files (.yaml, .js, .css under its folder, each also in its `exclude:`)
-        // built into it as `EmbeddedAssets` strings (EmbedFiles again): the OpenAPI document, the console's assets.
+        // A target's data files (.yaml, .js, .css, .sql under its folder, each also in its `exclude:`)
+        // built into it as `EmbeddedAssets` strings (EmbedFiles again): the OpenAPI document, the
+        // console's assets, the queue's schedule tick statement.
         .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         // The database itself: DatabaseURL (ATELIER_DATABASE_URL), the migrations and their
         // migrator, the schema version, ConfigurationError for bad settings.
@@ -60,14 +61,17 @@ let package = Package(
             ],
             plugins: ["EmbedMigrations"]
         ),
-        // The durable queue: enqueue, claim, leases, completion, control, inspection, notifier.
+        // The durable queue: enqueue, claim, leases, completion, control, inspection, notifier,
+        // schedules.
         .target(
             name: "AtelierQueue",
             dependencies: [
                 "AtelierDatabase",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Schedules/schedule_tick.sql"],
+            plugins: ["EmbedAssets"]
         ),
         // C codecs: libjpeg-turbo, libpng, libheif and libwebp behind a small C layer (errors as
         // codes, never longjmp into Swift), and colour management with lcms2 (profiles → sRGB).

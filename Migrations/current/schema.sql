@@ -524,6 +524,36 @@ CREATE TABLE public.revoked_access_tokens (
 
 
 --
+-- Name: schedules; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schedules (
+    name text NOT NULL,
+    cron text NOT NULL,
+    kind text NOT NULL,
+    queue text DEFAULT 'default'::text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    priority smallint DEFAULT 0 NOT NULL,
+    max_attempts integer DEFAULT 5 NOT NULL,
+    owner text DEFAULT 'system'::text NOT NULL,
+    paused boolean DEFAULT false NOT NULL,
+    next_tick timestamp with time zone NOT NULL,
+    last_tick timestamp with time zone,
+    last_job_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT schedules_check CHECK (((last_tick IS NULL) OR (last_tick < next_tick))),
+    CONSTRAINT schedules_cron_check CHECK (((length(cron) >= 1) AND (length(cron) <= 200))),
+    CONSTRAINT schedules_kind_check CHECK (((length(kind) >= 1) AND (length(kind) <= 64))),
+    CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 100))),
+    CONSTRAINT schedules_name_check CHECK (((length(name) >= 1) AND (length(name) <= 64))),
+    CONSTRAINT schedules_payload_check CHECK ((jsonb_typeof(payload) = 'object'::text)),
+    CONSTRAINT schedules_priority_check CHECK (((priority >= '-100'::integer) AND (priority <= 100))),
+    CONSTRAINT schedules_queue_check CHECK (((length(queue) >= 1) AND (length(queue) <= 64)))
+);
+
+
+--
 -- Name: users; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -710,6 +740,14 @@ ALTER TABLE ONLY public.reviews
 
 ALTER TABLE ONLY public.revoked_access_tokens
     ADD CONSTRAINT revoked_access_tokens_pkey PRIMARY KEY (jti);
+
+
+--
+-- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT schedules_pkey PRIMARY KEY (name);
 
 
 --

@@ -1,15 +1,15 @@
 import Foundation
 import PackagePlugin
 
-/// Builds the data files of the target that uses it — every `.yaml`, `.js` and `.css` file under
-/// its folder — into it as Swift source: `enum EmbeddedAssets`, one `static let` string per file,
-/// named after it in lower camel case (`OpenAPI/openapi.yaml` → `EmbeddedAssets.openapiYaml`),
-/// verbatim. The target lists the same files in its `exclude:` (SwiftPM would otherwise warn that
-/// it does not handle them); the `EmbedFiles` tool reads them at build time, so a changed file
-/// rebuilds the target.
+/// Builds the data files of the target that uses it — every `.yaml`, `.js`, `.css` and `.sql` file
+/// under its folder — into it as Swift source: `enum EmbeddedAssets`, one `static let` string per file,
+/// named after it in lower camel case (`OpenAPI/openapi.yaml` → `EmbeddedAssets.openapiYaml`,
+/// `Schedules/schedule_tick.sql` → `EmbeddedAssets.scheduleTickSql`), verbatim. The target lists
+/// the same files in its `exclude:` (SwiftPM would otherwise warn that it does not handle them);
+/// the `EmbedFiles` tool reads them at build time, so a changed file rebuilds the target.
 @main
 struct EmbedAssets: BuildToolPlugin {
-    static let extensions: Set<String> = ["yaml", "js", "css"]
+    static let extensions: Set<String> = ["yaml", "js", "css", "sql"]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SourceModuleTarget else { return [] }

@@ -35,10 +35,11 @@ struct ConsoleError: Error, Sendable {
                      message: "Wait \(retryAfter) seconds, then try again.", retryAfter: retryAfter)
     }
 
-    /// The queue's own refusals as pages: no such job (404), not in a state that allows it (409).
+    /// The queue's own refusals as pages: no such job or schedule (404), not in a state that allows it (409).
     static func from(_ error: QueueError) -> ConsoleError? {
         switch error {
         case .jobNotFound: ConsoleError(status: .notFound, title: "No such job", message: "There is no job with that id (it may have been purged).")
+        case .scheduleNotFound(let message): ConsoleError(status: .notFound, title: "No such schedule", message: message)
         case .conflict(let message): ConsoleError(status: .conflict, title: "Not possible now", message: message)
         case .invalidArgument(let message): .badRequest(message)
         case .unreachable, .schema: nil

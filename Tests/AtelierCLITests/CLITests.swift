@@ -136,6 +136,41 @@ final class CLITests: DatabaseTestCase {
         XCTAssertTrue(bad.output.contains("not a duration"), bad.output)
     }
 
+    func testSchedulesAddListPauseResumeRemove() async throws {
+        let added = try await atelier("schedules", "add", "nightly", "--cron", "30 2 * * *", "--kind", "sleep",
+                                      "--payload", #"{"ms": 5}"#, "--json")
+        XCTAssertEqual(added.status, 0, added.output)
+        let schedule = try XCTUnwrap(try json(added.output) as? [String: Any])
+        XCTAssertEqual(schedule["kind"] as? String, "sleep")
+        XCTAssertEqual(schedule["queue"] as? String, "default")
+        XCTAssertEqual((schedule["payload"] as? [String: Any])?["ms"] as? Int, 5)
+        XCTAssertTrue((schedule["next_tick"] as? String)?.contains("T02:30:00") == true, added.output)
+
+        let unknown = try await atelier("schedules", "add", "x", "--cron", "* * * * *", "--kind", "nosuch")
+        XCTAssertEqual(unknown.status, 64, unknown.output)
+        XCTAssertTrue(unknown.output.contains("unknown kind 'nosuch'"), unknown.output)
+        let refused = try await atelier("schedules", "add", "x", "--cron", "* * * * *", "--kind", "sleep", "--payload", #"{"ms": -1}"#)
+        XCTAssertEqual(refused.status, 64, "the kind's contract checks the payload\n\(refused.output)")
+        let badCron = try await atelier("schedules", "add", "x", "--cron", "61 * * * *", "--kind", "noop")
+        XCTAssertEqual(badCron.status, 64, badCron.output)
+        XCTAssertTrue(badCron.output.contains("out of range for the minute field"), badCron.output)
+        let taken = try await atelier("schedules", "add", "nightly", "--cron", "* * * * *", "--kind", "noop")
+        XCTAssertEqual(taken.status, 4, taken.output)
+
+        let table = try await atelier("schedules", "list")
+        XCTAssertTrue(table.output.contains("nightly") && table.output.contains("30 2 * * *") && table.output.contains("active"), table.output)
+        try await XCTAssertEqualAsync(try await atelier("schedules", "pause", "nightly").status, 0)
+        try await XCTAssertEqualAsync(try await db.queue.schedule(named: "nightly").paused, true)
+        try await XCTAssertEqualAsync(try await atelier("schedules", "resume", "nightly").status, 0)
+        try await XCTAssertEqualAsync(try await db.queue.schedule(named: "nightly").paused, false)
+        try await XCTAssertEqualAsync(try await atelier("schedules", "remove", "nightly").status, 0)
+        let gone = try await atelier("schedules", "remove", "nightly")
+        XCTAssertEqual(gone.status, 3, gone.output)
+        XCTAssertTrue(gone.output.contains("no schedule named 'nightly'"), gone.output)
+        let listed = try await atelier("schedules", "list", "--json")
+        XCTAssertEqual((try json(listed.output) as? [Any])?.count, 0, listed.output)
+    }
+
     func testBadIdsAndMissingJobsExitWithClearErrors() async throws {
         let malformed = try await atelier("jobs", "show", "not-a-job")
         XCTAssertEqual(malformed.status, 3)

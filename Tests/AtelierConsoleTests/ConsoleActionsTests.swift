@@ -96,6 +96,30 @@ final class ConsoleActionsTests: ConsoleTestCase {
         try await XCTAssertEqualAsync(try await db.queue.queues().filter(\.paused).map(\.name), ["night batch/2 & more"])
     }
 
+    func testTheQueuesPageShowsSchedulesWithTheirNextAndLastRuns() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        let empty = try await get("/admin/queues", cookie: cookie)
+        XCTAssertTrue(empty.text.contains("No schedule"), empty.text)
+
+        let start = Date(timeIntervalSince1970: 1_740_823_380)  // 2025-03-01 10:03 UTC
+        try await db.queue.addSchedule(NewSchedule(name: "five", cron: "*/5 * * * *", kind: "noop"), actor: "test", now: start)
+        try await db.queue.addSchedule(NewSchedule(name: "held", cron: "@daily", kind: "noop"), actor: "test", now: start)
+        try await db.queue.pauseSchedule(named: "held", actor: "test")
+        let due = try await db.queue.dueScheduleTicks(now: start.addingTimeInterval(120))
+        let id = try await db.queue.enqueueScheduleTick(try XCTUnwrap(due.first))
+        let page = try await get("/admin/queues", cookie: cookie)
+        let row = try XCTUnwrap(page.text.range(of: "<tr id=\"schedule-five\">").map {
+            String(page.text[$0.lowerBound...].prefix(while: { $0 != "\n" })).components(separatedBy: "</tr>")[0]
+        })
+        XCTAssertTrue(row.contains("*/5 * * * *") && row.contains("badge live"), row)
+        XCTAssertTrue(row.contains("<time datetime=\"2025-03-01T10:10:00Z\">2025-03-01 10:10:00</time>"), "next run\n\(row)")
+        XCTAssertTrue(row.contains("<time datetime=\"2025-03-01T10:05:00Z\">"), "last run\n\(row)")
+        XCTAssertTrue(row.contains("href=\"/admin/jobs/\(try XCTUnwrap(id).uuidString.lowercased())\""), "the last run's job\n\(row)")
+        let held = try XCTUnwrap(page.text.components(separatedBy: "<tr id=\"schedule-held\">").dropFirst().first)
+        XCTAssertTrue(held.components(separatedBy: "</tr>")[0].contains("badge paused"), held)
+    }
+
     func testTheJobListFiltersSearchesAndPages() async throws {
         try await makeUser(email: "ops@example.com", role: "admin")
         let cookie = try await signIn(email: "ops@example.com")

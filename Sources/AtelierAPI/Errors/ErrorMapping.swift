@@ -15,7 +15,7 @@ package enum ErrorMapping {
             return error
         case let error as QueueError:
             switch error {
-            case .jobNotFound(let message): return .notFound(message)
+            case .jobNotFound(let message), .scheduleNotFound(let message): return .notFound(message)
             case .invalidArgument(let message): return .validation(message)
             case .conflict(let message): return .conflict(message)
             case .unreachable:

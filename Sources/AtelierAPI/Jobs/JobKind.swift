@@ -24,6 +24,22 @@ public struct JobKind: Sendable {
         self.maxAttempts = maxAttempts
         payload = { options, input in try ContractJSON.text(try contract.payload(options: options, input: input)) }
     }
+
+    /// Options given as JSON text with no image (a cron schedule's, `atelier schedules add`),
+    /// checked by the contract as a request's are: the payload's JSON text to store.
+    package func checkedPayload(json: String) throws(APIError) -> String {
+        if image == .required { throw APIError.validation("a \(name) job needs an uploaded image, which a schedule cannot give", field: "kind") }
+        guard let options = try? JSONDecoder().decode(JSONObject.self, from: Data(json.utf8)) else {
+            throw APIError.validation("the payload must be a JSON object", field: "payload")
+        }
+        do {
+            return try payload(options, nil)
+        } catch let error as JobOptionsError {
+            throw APIError.validation(error)
+        } catch {
+            throw APIError.validation("the payload was refused: \(error)", field: "payload")
+        }
+    }
 }
 
 /// The kinds this API process accepts, by name.

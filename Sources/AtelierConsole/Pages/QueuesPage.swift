@@ -3,8 +3,9 @@ import AtelierQueue
 import Foundation
 import Hummingbird
 
-/// `GET /admin/queues`: every queue with its depth, a pause or resume button, and the audit
-/// log of operators' actions (who paused what, when — from the console or the CLI).
+/// `GET /admin/queues`: every queue with its depth, a pause or resume button, the cron schedules
+/// with their next and last runs (`atelier schedules`), and the audit log of operators' actions
+/// (who paused what, when — from the console or the CLI).
 /// `POST /admin/queues/{name}/pause|resume` does it (CSRF-checked) and records who did.
 struct QueuesPage: Sendable {
     let queue: JobQueue
@@ -14,6 +15,7 @@ struct QueuesPage: Sendable {
         async let queues = queue.queues()
         async let stats = queue.stats(minutes: 1)
         async let audit = queue.auditLog(limit: 100)
+        async let schedules = queue.schedules()
         let csrf = sessions.csrfToken(for: try context.requirePrincipal())
         let depths = Dictionary((try await stats).queues.map { ($0.queue, $0) }, uniquingKeysWith: { first, _ in first })
         var body = "<p class=\"muted\">A paused queue keeps accepting jobs; workers claim none of them until it is resumed. Running jobs finish.</p>"
@@ -36,6 +38,7 @@ struct QueuesPage: Sendable {
             }
             body += "</tbody></table></div>"
         }
+        body += Self.schedulesSection(try await schedules)
         body += "<section aria-labelledby=\"audit-title\"><h2 id=\"audit-title\">Audit log</h2>"
         let entries = try await audit
         body += entries.isEmpty ? "<p>No operator action yet.</p>" : AuditTable.render(entries)
@@ -57,6 +60,29 @@ struct QueuesPage: Sendable {
         default: throw ConsoleError(status: .notFound, title: "No such action", message: "A queue can be paused or resumed.")
         }
         return ConsolePage.redirect(to: "/admin/queues")
+    }
+
+    /// The schedules, each with its next run (none while paused) and its last run, linked to the
+    /// job that run enqueued. Times are UTC, as the cron expressions are.
+    static func schedulesSection(_ schedules: [Schedule]) -> String {
+        var html = "<section aria-labelledby=\"schedules-title\"><h2 id=\"schedules-title\">Schedules</h2>"
+        guard !schedules.isEmpty else {
+            return html + "<p>No schedule: <code>atelier schedules add</code> makes one.</p></section>"
+        }
+        html += "<div class=\"scroll\" tabindex=\"0\"><table id=\"schedules-table\"><thead><tr><th scope=\"col\">Schedule</th>"
+            + "<th scope=\"col\">Cron (UTC)</th><th scope=\"col\">Kind</th><th scope=\"col\">Queue</th><th scope=\"col\">State</th>"
+            + "<th scope=\"col\">Next run</th><th scope=\"col\">Last run</th></tr></thead><tbody>"
+        for schedule in schedules {
+            var last = Format.timeTag(schedule.lastTick)
+            if let id = schedule.lastJobID {
+                last += " <a href=\"/admin/jobs/\(id.uuidString.lowercased())\" class=\"mono\">job \(Format.shortID(id))</a>"
+            }
+            html += "<tr id=\"schedule-\(h(schedule.name))\"><th scope=\"row\">\(h(schedule.name))</th><td class=\"mono\">\(h(schedule.cron))</td>"
+                + "<td>\(h(schedule.kind))</td><td>\(h(schedule.queue))</td>"
+                + "<td>\(schedule.paused ? "<span class=\"badge paused\">paused</span>" : "<span class=\"badge live\">active</span>")</td>"
+                + "<td>\(schedule.paused ? "—" : Format.timeTag(schedule.nextTick))</td><td>\(last)</td></tr>"
+        }
+        return html + "</tbody></table></div></section>"
     }
 
     static func pathComponent(_ name: String) -> String {

@@ -9,6 +9,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     case schema(String)
     /// No job with that id (or the id is not a job id at all).
     case jobNotFound(String)
+    /// No schedule with that name.
+    case scheduleNotFound(String)
     /// The request is valid but the job is in a state that does not allow it.
     case conflict(String)
     /// A value given to the queue is out of range.
@@ -16,7 +18,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var message: String {
         switch self {
-        case .unreachable(let m), .schema(let m), .jobNotFound(let m), .conflict(let m), .invalidArgument(let m):
+        case .unreachable(let m), .schema(let m), .jobNotFound(let m), .scheduleNotFound(let m), .conflict(let m),
+             .invalidArgument(let m):
             return m
         }
     }

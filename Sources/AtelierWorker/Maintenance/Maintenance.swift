@@ -10,7 +10,8 @@ import Synchronization
 /// Every worker process runs it (``run()``: a ``tick()`` as it starts, then each
 /// `rescueInterval`); in a tick the lock's holder does what is due, and a standby does nothing:
 ///
-/// - every tick: the ``Rescuer`` (jobs of dead workers back to the queue, poison pills failed);
+/// - every tick: the ``Rescuer`` (jobs of dead workers back to the queue, poison pills failed)
+///   and the ``ScheduleTicker`` (the jobs of cron schedules whose tick has come);
 /// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers), the ``JobPurger``
 ///   (finished jobs past retention, with their blobs) and the ``SignInPurger`` (expired refresh
 ///   tokens and spent identity tokens);
@@ -20,6 +21,7 @@ final class Maintenance: Sendable {
     struct Report: Sendable, Equatable {
         var led = false
         var rescued = 0
+        var scheduled = 0
         var purged = 0
         var signInsPurged = 0
         var sweep: OrphanSweeper.Report?
@@ -36,6 +38,7 @@ final class Maintenance: Sendable {
     private let logger: Logger
     private let leader: LeaderLock
     private let rescuer: Rescuer
+    private let ticker: ScheduleTicker
     private let pruner: WorkerPruner
     private let purger: JobPurger
     private let signIns: SignInPurger
@@ -49,6 +52,7 @@ final class Maintenance: Sendable {
         self.logger = logger
         self.leader = LeaderLock(url: queue.url, logger: logger)
         self.rescuer = Rescuer(queue: queue, crashLimit: configuration.crashLimit, logger: logger)
+        self.ticker = ScheduleTicker(queue: queue, logger: logger)
         self.pruner = WorkerPruner(queue: queue, staleAfter: configuration.pruneWorkersAfter)
         self.purger = JobPurger(queue: queue, blobs: blobs, logger: logger)
         self.signIns = SignInPurger(queue: queue)
@@ -76,13 +80,15 @@ final class Maintenance: Sendable {
     }
 
     /// One round: take or confirm the lead, then do what is due. A standby returns at once.
+    /// `now` is the schedules' clock: nil, the database's (tests pass the time they choose).
     @discardableResult
-    func tick() async -> Report {
+    func tick(now: Date? = nil) async -> Report {
         var report = Report()
         guard await leader.tryLead() else { return report }
         report.led = true
         do {
             report.rescued = try await rescuer.rescue()
+            report.scheduled = try await ticker.run(now: now)
             if due(\.lastHousekeeping, every: Self.housekeepingInterval) {
                 try await pruner.prune()
                 report.signInsPurged = try await signIns.purge()

@@ -28,7 +28,7 @@ enum CommandExit {
             }
         }
         switch DatabaseErrorText.queueError(error) {
-        case .jobNotFound: return 3
+        case .jobNotFound, .scheduleNotFound: return 3
         case .conflict: return 4
         case .unreachable: return 69
         case .schema: return 78

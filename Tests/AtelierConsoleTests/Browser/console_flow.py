@@ -5,7 +5,7 @@ chromedriver against a real Atelier server (started by ConsoleBrowserTests.swift
 
 A non-admin is refused; an admin signs in, watches the job list, sees a job enqueued through the
 API appear live, opens it, cancels it through the confirmation and sees it cancelled; a form
-whose CSRF token was tampered with changes nothing. Prints one line per step; exits non-zero
+whose CSRF token was tampered with changes nothing; the Queues page shows a schedule's next run. Prints one line per step; exits non-zero
 (with the step and the page's text) on the first failure.
 """
 import sys
@@ -114,6 +114,12 @@ def run(driver):
     wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "The form has expired")
     assert api("GET", "/v1/jobs/" + other)["state"] == "queued"
     step("a form with a forged CSRF token is refused and changes nothing")
+
+    driver.get(URL + "/admin/queues")
+    row = wait.until(lambda d: d.find_element(By.ID, "schedule-nightly"))
+    assert "30 2 * * *" in row.text and "02:30:00" in row.text, row.text
+    assert row.find_element(By.TAG_NAME, "time").is_displayed(), "the next run is on screen"
+    step("the Queues page shows a schedule with its next run")
 
 
 if __name__ == "__main__":
