@@ -47,20 +47,22 @@ CREATE INDEX jobs_waiting_idx ON jobs (run_at, id) WHERE state = 'queued' AND fa
 -- element's 1-based position; an element whose priority is NULL gets no row). Jobs are grouped by (owner, priority) — by priority alone when
 -- p_fair is false — and each group continues after its last queued tag, or starts at V:
 -- greatest(fair_clock.v, the priority's first queued tag), so a stale clock costs nothing.
--- Cost: two index probes per group (jobs_fair_idx, jobs_owner_fair_idx or the tail of
--- jobs_fair_idx), none per job. Two batches of one owner tagged at the same instant may share
--- tags: ties are broken by id, and neither batch gains a place on anyone else.
+-- Cost: three index probes per group (fair_clock, the head of jobs_fair_idx, and
+-- jobs_owner_fair_idx or the tail of jobs_fair_idx), none per job. Two batches of one owner
+-- tagged at the same instant may share tags: ties are broken by id, and neither batch gains a
+-- place on anyone else. No SET clauses and arguments without sub-selects, so PostgreSQL inlines
+-- it into the enqueue statement (planned once per connection); the probes are LIMIT 1 walks of
+-- an index in its order, the plan the planner picks unpinned.
 CREATE FUNCTION atelier_fair_tags(p_fair boolean, p_owners text[], p_priorities integer[])
 RETURNS TABLE (ord bigint, tag double precision)
 LANGUAGE sql STABLE
-SET enable_seqscan = off
-SET enable_bitmapscan = off
 AS $$
     WITH input AS (
         SELECT i.ord, CASE WHEN p_fair THEN i.owner END AS owner, i.priority::smallint AS priority
           FROM unnest(p_owners, p_priorities) WITH ORDINALITY AS i(owner, priority, ord)
          WHERE i.priority IS NOT NULL  -- a job not due yet: no tag
-    ), starts AS (
+    ), starts AS MATERIALIZED (
+        -- Once per group: left to the planner, the probes below ran once per job.
         SELECT g.owner, g.priority,
                greatest(
                    coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = g.priority), 0),

@@ -120,14 +120,13 @@ END $$;
 
 CREATE FUNCTION public.atelier_fair_tags(p_fair boolean, p_owners text[], p_priorities integer[]) RETURNS TABLE(ord bigint, tag double precision)
     LANGUAGE sql STABLE
-    SET enable_seqscan TO 'off'
-    SET enable_bitmapscan TO 'off'
     AS $$
     WITH input AS (
         SELECT i.ord, CASE WHEN p_fair THEN i.owner END AS owner, i.priority::smallint AS priority
           FROM unnest(p_owners, p_priorities) WITH ORDINALITY AS i(owner, priority, ord)
          WHERE i.priority IS NOT NULL  -- a job not due yet: no tag
-    ), starts AS (
+    ), starts AS MATERIALIZED (
+        -- Once per group: left to the planner, the probes below ran once per job.
         SELECT g.owner, g.priority,
                greatest(
                    coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = g.priority), 0),

@@ -96,10 +96,10 @@ extension JobQueue {
 /// The batch insert, prepared once per connection (enqueue is the API's hottest statement).
 /// One row per element of the parallel arrays; a job whose (owner, idempotency key) exists is
 /// skipped and its id left out of the result. A job due now gets its fair-share tag here
-/// (`atelier_fair_tags`, migration 0017: after its owner's last queued job, or at the queue's
-/// virtual time); one due later is tagged by the claim when its time comes.
+/// (`atelier_fair_tags`, migration 0017: after its owner's last queued job, or at the turn being
+/// served); one given a run_at is tagged by the claim when that time comes.
 struct InsertJobsStatement: PostgresPreparedStatement {
-    static let name = "atelier_insert_jobs_v5"
+    static let name = "atelier_insert_jobs_v6"
     static let sql = """
         WITH input AS (
             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
@@ -109,10 +109,10 @@ struct InsertJobsStatement: PostgresPreparedStatement {
                 AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id,
                      parent_id, follow_up, timeout_ms, unique_key, ord)
         ), tags AS (
-            SELECT f.ord, f.tag
-              FROM atelier_fair_tags($13, ARRAY(SELECT i.owner FROM input i ORDER BY i.ord),
-                                     ARRAY(SELECT CASE WHEN i.run_at < 0 OR to_timestamp(i.run_at) <= now() THEN i.priority END
-                                             FROM input i ORDER BY i.ord)) f
+            -- $16: the priority of each job due now, -1000 (no priority is) for one given a
+            -- run_at, which the claim tags when its time comes. Plain parameters, so the function
+            -- is inlined into this statement's plan.
+            SELECT f.ord, f.tag FROM atelier_fair_tags($13, $5::text[], array_replace($16::int[], -1000, NULL)) f
         )
         INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
                           idempotency_key, request_id, parent_id, follow_up, fair_tag, timeout_ms, unique_key)
@@ -133,7 +133,7 @@ struct InsertJobsStatement: PostgresPreparedStatement {
     var fairShare: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 15)
+        var bindings = PostgresBindings(capacity: 16)
         bindings.append(ids)
         bindings.append(jobs.map(\.kind))
         bindings.append(jobs.map(\.queue))
@@ -150,6 +150,7 @@ struct InsertJobsStatement: PostgresPreparedStatement {
         // Validated to 1 ms … 7 days, so it fits; 0 stands for none.
         bindings.append(jobs.map { $0.timeout.map { Int(max(1, $0.milliseconds)) } ?? 0 })
         bindings.append(jobs.map { $0.unique?.key ?? "" })
+        bindings.append(jobs.map { $0.runAt == nil ? $0.priority : -1000 })
         return bindings
     }
 
