@@ -50,13 +50,17 @@ CREATE INDEX jobs_waiting_idx ON jobs (run_at, id) WHERE state = 'queued' AND fa
 -- Cost: three index probes per group (fair_clock, the head of jobs_fair_idx, and
 -- jobs_owner_fair_idx or the tail of jobs_fair_idx), none per job. Two batches of one owner
 -- tagged at the same instant may share tags: ties are broken by id, and neither batch gains a
--- place on anyone else. No SET clauses and arguments without sub-selects, so PostgreSQL inlines
--- it into the enqueue statement (planned once per connection); the probes are LIMIT 1 walks of
--- an index in its order, the plan the planner picks unpinned.
+-- place on anyone else. PL/pgSQL, so that it is never inlined: inlined into the enqueue, it made
+-- that prepared statement's plan complex enough for PostgreSQL to re-plan it at every call
+-- (custom plans, ~1 ms each); as a function its query's plan is cached per connection. The
+-- probes are LIMIT 1 walks of an index in its order, the plan the planner picks unpinned.
 CREATE FUNCTION atelier_fair_tags(p_fair boolean, p_owners text[], p_priorities integer[])
 RETURNS TABLE (ord bigint, tag double precision)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH input AS (
         SELECT i.ord, CASE WHEN p_fair THEN i.owner END AS owner, i.priority::smallint AS priority
           FROM unnest(p_owners, p_priorities) WITH ORDINALITY AS i(owner, priority, ord)
@@ -81,8 +85,8 @@ AS $$
     )
     SELECT i.ord, s.base + (row_number() OVER (PARTITION BY i.owner, i.priority ORDER BY i.ord) - 1)::float8
       FROM input i
-      JOIN starts s ON s.owner IS NOT DISTINCT FROM i.owner AND s.priority = i.priority
-$$;
+      JOIN starts s ON s.owner IS NOT DISTINCT FROM i.owner AND s.priority = i.priority;
+END $$;
 
 -- The claim (0013's, in fair_tag order, returning 0016's timeout). PL/pgSQL, for one reason: the
 -- promotion — up to 256 jobs whose run_at has come get their tags, in run_at order, SKIP LOCKED

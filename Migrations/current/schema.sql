@@ -119,8 +119,11 @@ END $$;
 --
 
 CREATE FUNCTION public.atelier_fair_tags(p_fair boolean, p_owners text[], p_priorities integer[]) RETURNS TABLE(ord bigint, tag double precision)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH input AS (
         SELECT i.ord, CASE WHEN p_fair THEN i.owner END AS owner, i.priority::smallint AS priority
           FROM unnest(p_owners, p_priorities) WITH ORDINALITY AS i(owner, priority, ord)
@@ -145,8 +148,8 @@ CREATE FUNCTION public.atelier_fair_tags(p_fair boolean, p_owners text[], p_prio
     )
     SELECT i.ord, s.base + (row_number() OVER (PARTITION BY i.owner, i.priority ORDER BY i.ord) - 1)::float8
       FROM input i
-      JOIN starts s ON s.owner IS NOT DISTINCT FROM i.owner AND s.priority = i.priority
-$$;
+      JOIN starts s ON s.owner IS NOT DISTINCT FROM i.owner AND s.priority = i.priority;
+END $$;
 
 
 --

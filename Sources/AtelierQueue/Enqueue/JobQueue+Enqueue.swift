@@ -110,8 +110,7 @@ struct InsertJobsStatement: PostgresPreparedStatement {
                      parent_id, follow_up, timeout_ms, unique_key, ord)
         ), tags AS (
             -- $16: the priority of each job due now, -1000 (no priority is) for one given a
-            -- run_at, which the claim tags when its time comes. Plain parameters, so the function
-            -- is inlined into this statement's plan.
+            -- run_at, which the claim tags when its time comes.
             SELECT f.ord, f.tag FROM atelier_fair_tags($13, $5::text[], array_replace($16::int[], -1000, NULL)) f
         )
         INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
