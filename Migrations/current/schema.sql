@@ -120,6 +120,7 @@ END $$;
 
 CREATE FUNCTION public.atelier_fair_tags(p_fair boolean, p_owners text[], p_priorities integer[]) RETURNS TABLE(ord bigint, tag double precision)
     LANGUAGE plpgsql STABLE
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 #variable_conflict use_column
 BEGIN
