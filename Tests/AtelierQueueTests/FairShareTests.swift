@@ -116,6 +116,8 @@ final class FairShareTests: DatabaseTestCase {
         let got8 = try await claim(10)
         XCTAssertEqual(owners(got8), ["b": 10])
         try await queue.retry(id: early)
+        let waiting = try await db.scalar("SELECT fair_tag FROM jobs WHERE id = \(early)", as: Double?.self)
+        XCTAssertNil(waiting, "retried, it waits to be tagged by the next claim: no old turn")
         let next = try await claim(2)
         XCTAssertTrue(next.map(\.id).contains(early), "back at the turn being served: one of the next two")
         XCTAssertEqual(owners(next)["b"], 1)

@@ -78,14 +78,11 @@ package struct JobIntake: Sendable {
                     UniqueJob(key: unique.key ?? Self.uniqueKey(kind: kind.name, submission: submission),
                               period: .milliseconds(Int64(unique.periodSeconds * 1000)))
                 }))
-            if result.duplicate {
-                if stored != nil { try? await blobs.deleteAll(under: BlobKey.jobFolder(id)) }
-                return Accepted(id: result.id, kind: kind.name, created: false, duplicate: true)
-            }
             if !result.inserted {
-                // Lost a race with an identical request: keep its job, drop our blob.
+                // Lost a race with an identical request, or a job this one duplicates: keep that
+                // job, drop our blob.
                 if stored != nil { try? await blobs.deleteAll(under: BlobKey.jobFolder(id)) }
-                return Accepted(id: result.id, kind: kind.name, created: false)
+                return Accepted(id: result.id, kind: kind.name, created: false, duplicate: result.duplicate)
             }
             return Accepted(id: id, kind: kind.name, created: true)
         } catch {
@@ -163,7 +160,6 @@ package struct JobIntake: Sendable {
         var key: BlobKey
     }
 
-    /// The kind, the payload's JSON text (the kind's contract checks the options) and the image.
     /// A unique job's key when the request names none: SHA-256 of the kind, the options (keys
     /// sorted) and the image's bytes — what the job will work on, not the job's own id.
     static func uniqueKey(kind: String, submission: JobSubmission) -> String {
@@ -177,6 +173,7 @@ package struct JobIntake: Sendable {
         return "sha256:" + HeaderText.hex(hash.finalize())
     }
 
+    /// The kind, the payload's JSON text (the kind's contract checks the options) and the image.
     private func validate(_ submission: JobSubmission, id: UUID) async throws -> (JobKind, String, StoredImage?) {
         guard let name = submission.kind ?? (submission.options["style_id"] != nil ? StylizeJob.kind : nil), !name.isEmpty else {
             throw APIError.validation("kind is required; one of: \(kinds.names.joined(separator: ", "))", field: "kind")

@@ -95,9 +95,9 @@ extension JobQueue {
 
 /// The batch insert, prepared once per connection (enqueue is the API's hottest statement).
 /// One row per element of the parallel arrays; a job whose (owner, idempotency key) exists is
-/// skipped and its id left out of the result. A job due now gets its fair-share tag here
-/// (`atelier_fair_tags`, migration 0017: after its owner's last queued job, or at the turn being
-/// served); one given a run_at is tagged by the claim when that time comes.
+/// skipped and its id left out of the result. A job enqueued without a run_at gets its
+/// fair-share tag here (`atelier_fair_tags`, migration 0017: after its owner's last queued job,
+/// or at the turn being served); one given a run_at is tagged by the claim when that time comes.
 struct InsertJobsStatement: PostgresPreparedStatement {
     static let name = "atelier_insert_jobs_v6"
     static let sql = """

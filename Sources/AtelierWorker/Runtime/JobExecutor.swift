@@ -48,8 +48,7 @@ struct JobExecutor: Sendable {
             work.cancel()
             ending.startGrace(grace)
         }
-        let timeout = Self.timeout(of: job, handler: handler)
-        let timer = timeout.map { timeout in
+        let timer = Self.timeout(of: job, handler: handler).map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
                 stopSignal.stop(.timeout)
@@ -86,10 +85,7 @@ struct JobExecutor: Sendable {
     /// ask for less time than its kind allows, never more: the kind's limit is the operator's
     /// bound on how long a slot is held.
     static func timeout(of job: ClaimedJob, handler: any JobHandler) -> Duration? {
-        switch (job.timeout, handler.timeout) {
-        case let (mine?, kinds?): return min(mine, kinds)
-        case let (mine, kinds): return mine ?? kinds
-        }
+        [job.timeout, handler.timeout].compactMap { $0 }.min()
     }
 
     private func outcome(of result: Result<JobResult, any Error>, job: ClaimedJob, handler: any JobHandler,

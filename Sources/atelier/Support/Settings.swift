@@ -41,12 +41,7 @@ struct Settings {
     /// `ATELIER_FAIR_SHARE` (default on): the claim interleaves owners within a priority; `off`
     /// keeps strict FIFO. Every process that enqueues or claims reads it (docs/queue.md).
     func fairShare() throws -> Bool {
-        guard let text = string("ATELIER_FAIR_SHARE")?.lowercased() else { return true }
-        switch text {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw ConfigurationError("ATELIER_FAIR_SHARE must be on or off, got '\(text)'")
-        }
+        try bool("ATELIER_FAIR_SHARE") ?? true
     }
 
     func list(_ name: String) -> [String]? {
