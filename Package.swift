@@ -70,7 +70,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Schedules/schedule_tick.sql"],
+            exclude: ["Schedules/schedule_tick.sql", "Limits/set_kind_limits.sql"],
             plugins: ["EmbedAssets"]
         ),
         // C codecs: libjpeg-turbo, libpng, libheif and libwebp behind a small C layer (errors as

@@ -24,14 +24,31 @@ COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access met
 -- Name: atelier_claim(text, text[], text[], integer, bigint, bigint, boolean); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint, p_fair boolean) RETURNS TABLE(id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean, timeout_ms integer)
+CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint, p_fair boolean) RETURNS TABLE(id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean, timeout_ms integer, kind_timeout_ms integer)
     LANGUAGE plpgsql
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
     SET enable_sort TO 'off'
     AS $$
 #variable_conflict use_column
+DECLARE
+    v_queues text[];       -- p_queues less the paused ones
+    v_running integer;     -- what p_worker runs now: its claims whose completion has not landed
+    v_alone boolean;       -- … one of them marked to run alone
+    v_limited text[];      -- the kinds of p_kinds with a limit, their kind_limits rows locked
+    v_kinds text[];        -- limited pick: every kind of p_kinds …
+    v_rooms integer[];     -- … how many of it this claim may start …
+    v_owner_caps integer[]; -- … and its owner_concurrency
+    v_buckets float8[];    -- … and the tokens in its bucket now (NULL: no rate)
+    v_open text[];         -- the kinds with room
+    v_candidates uuid[];   -- every kind's next ones, in claim order
+    v_at timestamptz := clock_timestamp();
+    v_ids uuid[];
+    v_picked_kinds text[];
+    v_priorities integer[];
+    v_tags float8[];
 BEGIN
+    -- Promotion (0017): tag up to 256 jobs whose run_at has come.
     IF EXISTS (SELECT 1 FROM jobs d WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()) THEN
         WITH due AS MATERIALIZED (
             SELECT w.id, w.owner, w.priority::integer AS priority, row_number() OVER (ORDER BY w.run_at, w.id) AS ord
@@ -50,44 +67,145 @@ BEGIN
          WHERE j.id = d.id;
     END IF;
 
-    RETURN QUERY
-        WITH open AS MATERIALIZED (
-            -- p_queues less the paused ones; read below as `(SELECT …)::text[]`: an array for ANY,
-            -- not a subquery.
-            SELECT ARRAY(SELECT q FROM unnest(p_queues) q
-                         WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)) AS queues
-        ), mine AS MATERIALIZED (
-            -- What p_worker runs now: its claims whose completion has not landed (jobs_running_idx).
-            SELECT count(*) AS running, coalesce(bool_or(r.run_alone), false) AS alone
-              FROM jobs r WHERE r.state = 'running' AND r.lease_owner = p_worker
-        ), lone AS MATERIALIZED (
-            SELECT n.id, n.priority, n.fair_tag FROM jobs n
+    SELECT ARRAY(SELECT q FROM unnest(p_queues) q WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)),
+           count(r.id), coalesce(bool_or(r.run_alone), false)
+      INTO v_queues, v_running, v_alone
+      FROM (SELECT r.id, r.run_alone FROM jobs r WHERE r.state = 'running' AND r.lease_owner = p_worker) r;
+    -- A worker running a job marked to run alone gets nothing; a busy worker gets nothing while a
+    -- marked job it could run has waited longer than p_isolation_wait_ms (0013): it drains.
+    IF v_alone OR cardinality(v_queues) = 0 THEN
+        RETURN;
+    END IF;
+    IF v_running > 0 AND EXISTS (
+        SELECT 1 FROM jobs w
+         WHERE w.state = 'queued' AND w.run_alone
+           AND w.run_at <= now() - p_isolation_wait_ms * interval '1 millisecond'
+           AND w.kind = ANY (p_kinds) AND w.queue = ANY (v_queues)) THEN
+        RETURN;
+    END IF;
+
+    v_limited := ARRAY(SELECT l.kind FROM kind_limits l
+                        WHERE l.kind = ANY (p_kinds) AND num_nonnulls(l.concurrency, l.owner_concurrency, l.rate) > 0
+                        ORDER BY l.kind
+                          FOR UPDATE);
+
+    IF cardinality(v_limited) = 0 THEN
+        -- 0017's pick: a job marked to run alone first (only for an idle worker), else the
+        -- next p_limit in claim order.
+        WITH lone AS MATERIALIZED (
+            SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
              WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (p_kinds)
-               AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
-               AND (SELECT m.running FROM mine m) = 0
+               AND n.queue = ANY (v_queues) AND v_running = 0
              ORDER BY n.priority DESC, n.run_at, n.id
              LIMIT 1
                FOR UPDATE SKIP LOCKED
         ), next AS MATERIALIZED (
-            SELECT n.id, n.priority, n.fair_tag FROM jobs n
+            SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
              WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
-               AND n.kind = ANY (p_kinds)
-               AND n.queue = ANY ((SELECT o.queues FROM open o)::text[])
+               AND n.kind = ANY (p_kinds) AND n.queue = ANY (v_queues)
                AND NOT EXISTS (SELECT 1 FROM lone)
-               AND NOT (SELECT m.alone FROM mine m)
-               AND ((SELECT m.running FROM mine m) = 0 OR NOT EXISTS (
-                    SELECT 1 FROM jobs w
-                     WHERE w.state = 'queued' AND w.run_alone
-                       AND w.run_at <= now() - p_isolation_wait_ms * interval '1 millisecond'
-                       AND w.kind = ANY (p_kinds) AND w.queue = ANY ((SELECT o.queues FROM open o)::text[])))
              ORDER BY n.priority DESC, n.fair_tag, n.id
              LIMIT p_limit
                FOR UPDATE SKIP LOCKED
         ), picked AS (
-            SELECT l.id, l.priority, l.fair_tag FROM lone l UNION ALL SELECT x.id, x.priority, x.fair_tag FROM next x
-        ), served AS (
+            SELECT l.id, l.kind, l.priority, l.fair_tag FROM lone l UNION ALL SELECT x.id, x.kind, x.priority, x.fair_tag FROM next x
+        )
+        SELECT array_agg(p.id), array_agg(p.kind), array_agg(p.priority), array_agg(p.fair_tag)
+          INTO v_ids, v_picked_kinds, v_priorities, v_tags
+          FROM picked p;
+    ELSE
+        -- Each kind's room, counted after the lock (a fresh snapshot: every claim that held the
+        -- lock before has committed).
+        SELECT array_agg(k.kind ORDER BY k.kind),
+               array_agg(greatest(0, least(p_limit, l.concurrency - coalesce(r.running, 0),
+                                           floor(b.tokens)::integer)) ORDER BY k.kind),
+               array_agg(l.owner_concurrency ORDER BY k.kind),
+               array_agg(b.tokens ORDER BY k.kind)
+          INTO v_kinds, v_rooms, v_owner_caps, v_buckets
+          FROM (SELECT DISTINCT u.kind FROM unnest(p_kinds) u(kind)) k
+          LEFT JOIN kind_limits l ON l.kind = k.kind AND l.kind = ANY (v_limited)
+          LEFT JOIN LATERAL (SELECT count(*)::integer AS running FROM jobs c
+                              WHERE c.state = 'running' AND c.kind = k.kind AND l.concurrency IS NOT NULL) r ON true
+          LEFT JOIN LATERAL (SELECT CASE WHEN l.rate IS NULL THEN NULL
+                                         WHEN l.tokens IS NULL THEN l.rate::float8
+                                         ELSE least(l.rate::float8, l.tokens + greatest(0, extract(epoch FROM v_at - l.tokens_at) * 1000)
+                                                                   * l.rate / l.rate_period_ms) END AS tokens) b ON true;
+
+        v_open := ARRAY(SELECT k.kind FROM unnest(v_kinds, v_rooms) AS k(kind, room) WHERE k.room > 0);
+        IF cardinality(v_open) > 0 THEN
+            -- A job marked to run alone first, as above, if its kind has room; else each kind's
+            -- next ones, up to its room, merged in claim order. The lock follows that order by
+            -- ordinality: sorting the locked rows by claim order instead would let the planner
+            -- walk jobs_fair_idx filtering by id, to spare the sort (enable_sort is off).
+            WITH lone AS MATERIALIZED (
+                SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
+                 WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (v_open)
+                   AND n.queue = ANY (v_queues) AND v_running = 0
+                   AND NOT EXISTS (SELECT 1 FROM kind_limits l
+                                    WHERE l.kind = n.kind AND l.kind = ANY (v_limited)
+                                      AND l.owner_concurrency <= (SELECT count(*) FROM jobs c
+                                                                   WHERE c.state = 'running' AND c.kind = n.kind AND c.owner = n.owner))
+                 ORDER BY n.priority DESC, n.run_at, n.id
+                 LIMIT 1
+                   FOR UPDATE SKIP LOCKED
+            )
+            SELECT array_agg(l.id), array_agg(l.kind), array_agg(l.priority), array_agg(l.fair_tag)
+              INTO v_ids, v_picked_kinds, v_priorities, v_tags
+              FROM lone l;
+
+            IF v_ids IS NULL THEN
+                v_candidates := ARRAY(
+                    SELECT w.id
+                      FROM unnest(v_kinds, v_rooms, v_owner_caps) AS k(kind, room, owner_cap)
+                     CROSS JOIN LATERAL (
+                         SELECT s.id, s.priority, s.fair_tag
+                           FROM (SELECT n.id, n.owner, n.priority, n.fair_tag,
+                                        row_number() OVER (PARTITION BY n.owner ORDER BY n.priority DESC, n.fair_tag, n.id) AS nth
+                                   FROM (SELECT n.id, n.owner, n.priority, n.fair_tag FROM jobs n
+                                          WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND n.kind = k.kind
+                                            AND NOT n.run_alone AND n.run_at <= now() AND n.queue = ANY (v_queues)
+                                          ORDER BY n.kind, n.priority DESC, n.fair_tag, n.id
+                                          LIMIT CASE WHEN k.owner_cap IS NULL THEN k.room ELSE k.room + 256 END) n) s
+                          WHERE k.owner_cap IS NULL
+                             OR s.nth + (SELECT count(*) FROM jobs c
+                                          WHERE c.state = 'running' AND c.kind = k.kind AND c.owner = s.owner) <= k.owner_cap
+                          ORDER BY s.priority DESC, s.fair_tag, s.id
+                          LIMIT k.room) w
+                     WHERE k.room > 0
+                     ORDER BY w.priority DESC, w.fair_tag, w.id);
+
+                WITH next AS MATERIALIZED (
+                    SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag
+                      FROM unnest(v_candidates) WITH ORDINALITY AS c(id, ord)
+                      JOIN jobs n ON n.id = c.id
+                     WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL
+                     ORDER BY c.ord
+                     LIMIT p_limit
+                       FOR UPDATE OF n SKIP LOCKED
+                )
+                SELECT array_agg(x.id), array_agg(x.kind), array_agg(x.priority), array_agg(x.fair_tag)
+                  INTO v_ids, v_picked_kinds, v_priorities, v_tags
+                  FROM next x;
+            END IF;
+        END IF;
+
+        -- Spend the tokens of what was picked (the lock is still held).
+        UPDATE kind_limits l
+           SET tokens = b.tokens - (SELECT count(*) FROM unnest(v_picked_kinds) t(kind) WHERE t.kind = l.kind),
+               tokens_at = v_at
+          FROM unnest(v_kinds, v_buckets) AS b(kind, tokens)
+         WHERE l.kind = b.kind AND b.tokens IS NOT NULL;
+    END IF;
+
+    IF v_ids IS NULL THEN
+        RETURN;
+    END IF;
+
+    RETURN QUERY
+        WITH served AS (
             -- The highest tag taken per priority: where V moves to.
-            SELECT p.priority, max(p.fair_tag) AS tag FROM picked p WHERE p.fair_tag IS NOT NULL GROUP BY p.priority
+            SELECT s.priority, max(s.tag) AS tag FROM unnest(v_priorities, v_tags) AS s(priority, tag)
+             WHERE s.tag IS NOT NULL GROUP BY s.priority
         ), clock_moved AS (
             UPDATE fair_clock c SET v = s.tag FROM served s WHERE c.priority = s.priority AND c.v <= s.tag - 64
         ), clock_made AS (
@@ -97,7 +215,7 @@ BEGIN
                SET state = 'running', attempt = j.attempt + 1, lease_owner = p_worker, fair_tag = NULL,
                    lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
                    started_at = coalesce(j.started_at, now()), updated_at = now()
-              FROM picked WHERE j.id = picked.id
+             WHERE j.id = ANY (v_ids)
             RETURNING j.id, j.kind, j.queue, j.priority, j.owner, j.payload, j.attempt, j.max_attempts,
                       j.request_id, j.created_at, j.crashes, j.snoozes, j.snooze_streak, j.run_alone, j.timeout_ms
         ), events AS (
@@ -108,7 +226,8 @@ BEGIN
               FROM claimed c
         )
         SELECT c.id, c.kind, c.queue, c.priority::integer, c.owner, c.payload::text, c.attempt, c.max_attempts,
-               c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone, c.timeout_ms
+               c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone, c.timeout_ms,
+               (SELECT l.timeout_ms FROM kind_limits l WHERE l.kind = c.kind)
           FROM claimed c
          ORDER BY c.priority DESC, c.id;
 END $$;
@@ -474,6 +593,32 @@ WITH (fillfactor='80', autovacuum_vacuum_scale_factor='0.02', autovacuum_analyze
 
 
 --
+-- Name: kind_limits; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.kind_limits (
+    kind text NOT NULL,
+    concurrency integer,
+    owner_concurrency integer,
+    rate integer,
+    rate_period_ms bigint,
+    timeout_ms integer,
+    tokens double precision,
+    tokens_at timestamp with time zone,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_by text NOT NULL,
+    CONSTRAINT kind_limits_check CHECK (((rate IS NULL) = (rate_period_ms IS NULL))),
+    CONSTRAINT kind_limits_check1 CHECK ((num_nonnulls(concurrency, owner_concurrency, rate, timeout_ms) > 0)),
+    CONSTRAINT kind_limits_concurrency_check CHECK (((concurrency >= 1) AND (concurrency <= 1000000))),
+    CONSTRAINT kind_limits_kind_check CHECK (((char_length(kind) >= 1) AND (char_length(kind) <= 64))),
+    CONSTRAINT kind_limits_owner_concurrency_check CHECK (((owner_concurrency >= 1) AND (owner_concurrency <= 1000000))),
+    CONSTRAINT kind_limits_rate_check CHECK (((rate >= 1) AND (rate <= 1000000))),
+    CONSTRAINT kind_limits_rate_period_ms_check CHECK (((rate_period_ms >= 1) AND (rate_period_ms <= 86400000))),
+    CONSTRAINT kind_limits_timeout_ms_check CHECK (((timeout_ms >= 1) AND (timeout_ms <= 86400000)))
+);
+
+
+--
 -- Name: queues; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -706,6 +851,14 @@ ALTER TABLE ONLY public.jobs
 
 
 --
+-- Name: kind_limits kind_limits_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kind_limits
+    ADD CONSTRAINT kind_limits_pkey PRIMARY KEY (kind);
+
+
+--
 -- Name: queues queues_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -848,6 +1001,13 @@ CREATE UNIQUE INDEX jobs_idempotency_idx ON public.jobs USING btree (owner, idem
 
 
 --
+-- Name: jobs_kind_fair_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_kind_fair_idx ON public.jobs USING btree (kind, priority DESC, fair_tag, id) WHERE ((state = 'queued'::text) AND (fair_tag IS NOT NULL));
+
+
+--
 -- Name: jobs_owner_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -880,6 +1040,13 @@ CREATE INDEX jobs_run_alone_idx ON public.jobs USING btree (priority DESC, run_a
 --
 
 CREATE INDEX jobs_running_idx ON public.jobs USING btree (lease_owner) WHERE (state = 'running'::text);
+
+
+--
+-- Name: jobs_running_kind_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_running_kind_idx ON public.jobs USING btree (kind, owner) WHERE (state = 'running'::text);
 
 
 --

@@ -13,6 +13,7 @@ import Hummingbird
 /// - `GET|POST /admin/jobs/{id}/retry|cancel|purge` — ``JobActionsPage``
 /// - `GET /admin/workers` — ``WorkersPage``
 /// - `GET /admin/queues`, `POST /admin/queues/{name}/pause|resume` — ``QueuesPage``
+/// - `POST /admin/limits`, `POST /admin/limits/{kind}/clear` — ``LimitsSection`` (on the Queues page)
 /// - `GET /admin/assets/{name}` — ``AssetsRoute``
 package struct ConsoleApp: APIApp {
     package init() {}
@@ -30,7 +31,8 @@ package struct ConsoleApp: APIApp {
         let job = JobPage(queue: server.queue, sessions: sessions, links: server.links, publicBase: server.publicBase)
         let actions = JobActionsPage(queue: server.queue, sessions: sessions, blobs: server.blobs)
         let workers = WorkersPage(queue: server.queue, sessions: sessions)
-        let queues = QueuesPage(queue: server.queue, sessions: sessions)
+        let queues = QueuesPage(queue: server.queue, sessions: sessions, kinds: server.kinds)
+        let limits = LimitsSection(queue: server.queue, kinds: server.kinds)
         let assets = AssetsRoute()
         let actor = Self.actor(accounts: server.accounts)
 
@@ -57,6 +59,12 @@ package struct ConsoleApp: APIApp {
         admin.get("queues") { request, context in await ConsoleRoute.answer(request, context) { try await queues.show(request, context) } }
         admin.post("queues/:name/:action") { request, context in
             await ConsoleRoute.answer(request, context) { try await queues.change(request, context, users: actor) }
+        }
+        admin.post("limits") { request, context in
+            await ConsoleRoute.answer(request, context) { try await limits.save(request, context, users: actor) }
+        }
+        admin.post("limits/:kind/clear") { request, context in
+            await ConsoleRoute.answer(request, context) { try await limits.clear(request, context, users: actor) }
         }
     }
 

@@ -35,4 +35,52 @@ final class AdminAPITests: APITestCase {
         let bad = try await request(.GET, "/v1/admin/queue?minutes=0", token: .some(nil), headers: [("Authorization", "Bearer " + admin)])
         try assertError(bad, status: 400, name: "ValidationError")
     }
+
+    /// `PUT /v1/admin/limits` makes a kind's limits exactly those given; `GET` lists them; both
+    /// for admins only; a bad value is a 400 naming its field and changes nothing.
+    func testAdminsSetAndReadLimitsPerKind() async throws {
+        let admin = try await accessToken(role: "admin", email: "ops@example.com")
+        let auth = [("Authorization", "Bearer " + admin)]
+        func put(_ json: String, headers: [(String, String)]? = nil) async throws -> Reply {
+            try await request(.PUT, "/v1/admin/limits", token: .some(nil), headers: headers ?? auth,
+                              body: Data(json.utf8), contentType: "application/json")
+        }
+        let set = try await put(#"{"kind": "noop", "concurrency": 4, "rate": {"count": 50, "period_s": 1}, "timeout_s": 2.5}"#)
+        XCTAssertEqual(set.status, 200, set.text)
+        let saved = try set.json()
+        XCTAssertEqual(saved["concurrency"] as? Int, 4)
+        XCTAssertEqual((saved["rate"] as? [String: Any])?["count"] as? Int, 50)
+        XCTAssertEqual(saved["timeout_s"] as? Double, 2.5)
+        XCTAssertNil(saved["per_owner_concurrency"])
+        let adminOwner = try await db.scalar("SELECT 'user:' || id FROM users WHERE email = 'ops@example.com'", as: String.self)
+        XCTAssertEqual(saved["updated_by"] as? String, adminOwner)
+
+        let list = try await request(.GET, "/v1/admin/limits", token: .some(nil), headers: auth)
+        XCTAssertEqual(list.status, 200, list.text)
+        let limits = try XCTUnwrap(try list.json()["limits"] as? [[String: Any]])
+        XCTAssertEqual(limits.map { $0["kind"] as? String }, ["noop"])
+        let stored = try await db.queue.kindLimits()
+        XCTAssertEqual(stored.first?.rate?.description, "50/s")
+
+        for (body, field) in [(#"{"kind": "nope", "concurrency": 1}"#, "kind"), (#"{"kind": "noop", "concurrency": 0}"#, "concurrency"),
+                              (#"{"kind": "noop", "rate": "50/s"}"#, "rate"), (#"{"kind": "noop", "timeout_s": 90000}"#, "timeout_s"),
+                              (#"{"kind": "noop", "colour": 1}"#, "colour"), (#"{"concurrency": 1}"#, "kind")] {
+            let refused = try await put(body)
+            try assertError(refused, status: 400, name: "ValidationError")
+            XCTAssertEqual((try refused.json()["details"] as? [String: String])?["field"], field, body)
+        }
+        let unchanged = try await db.queue.kindLimits()
+        XCTAssertEqual(unchanged.first?.concurrency, 4, "refusals changed nothing")
+
+        let cleared = try await put(#"{"kind": "noop"}"#)
+        XCTAssertEqual(cleared.status, 200, cleared.text)
+        XCTAssertNil(try cleared.json()["concurrency"])
+        let left = try await db.queue.kindLimits()
+        XCTAssertEqual(left.count, 0)
+
+        let driver = try await accessToken(role: "driver", email: "driver@example.com")
+        try assertError(try await put(#"{"kind": "noop", "concurrency": 1}"#, headers: [("Authorization", "Bearer " + driver)]),
+                        status: 403, name: "AuthorizationError")
+        try assertError(try await request(.GET, "/v1/admin/limits"), status: 403, name: "AuthorizationError")
+    }
 }

@@ -136,6 +136,32 @@ final class CLITests: DatabaseTestCase {
         XCTAssertTrue(bad.output.contains("not a duration"), bad.output)
     }
 
+    func testLimitsSetListClear() async throws {
+        let set = try await atelier("limits", "set", "sleep", "--concurrency", "4", "--rate", "50/s", "--json")
+        XCTAssertEqual(set.status, 0, set.output)
+        let saved = try XCTUnwrap(try json(set.output) as? [String: Any])
+        XCTAssertEqual(saved["concurrency"] as? Int, 4)
+        XCTAssertEqual((saved["rate"] as? [String: Any])?["period_s"] as? Double, 1)
+        let more = try await atelier("limits", "set", "sleep", "--per-owner-concurrency", "2", "--timeout", "90s", "--rate", "none")
+        XCTAssertEqual(more.status, 0, more.output)
+        XCTAssertTrue(more.output.contains("sleep: concurrency 4, per owner 2, timeout 90s"), "what was not named is kept\n\(more.output)")
+        let table = try await atelier("limits", "list")
+        XCTAssertTrue(table.output.contains("sleep") && table.output.contains("90s") && table.output.contains("cli:"), table.output)
+
+        let unknown = try await atelier("limits", "set", "nosuch", "--concurrency", "1")
+        XCTAssertEqual(unknown.status, 64, unknown.output)
+        XCTAssertTrue(unknown.output.contains("unknown kind 'nosuch'"), unknown.output)
+        for bad in [["--concurrency", "0"], ["--rate", "50"], ["--timeout", "soon"], []] {
+            let refused = try await AtelierProcess.run(["limits", "set", "sleep"] + bad, database: db.url)
+            XCTAssertEqual(refused.status, 64, "\(bad)\n\(refused.output)")
+        }
+        try await XCTAssertEqualAsync(try await db.queue.kindLimits().first?.concurrency, 4, "refusals changed nothing")
+        try await XCTAssertEqualAsync(try await atelier("limits", "clear", "sleep").status, 0)
+        try await XCTAssertEqualAsync(try await db.queue.kindLimits().count, 0)
+        let list = try await atelier("limits", "list", "--json")
+        XCTAssertEqual((try json(list.output) as? [Any])?.count, 0, list.output)
+    }
+
     func testSchedulesAddListPauseResumeRemove() async throws {
         let added = try await atelier("schedules", "add", "nightly", "--cron", "30 2 * * *", "--kind", "sleep",
                                       "--payload", #"{"ms": 5}"#, "--json")

@@ -96,6 +96,36 @@ final class ConsoleActionsTests: ConsoleTestCase {
         try await XCTAssertEqualAsync(try await db.queue.queues().filter(\.paused).map(\.name), ["night batch/2 & more"])
     }
 
+    func testTheQueuesPageSetsAndClearsLimitsPerKind() async throws {
+        try await makeUser(email: "ops@example.com", role: "admin")
+        let cookie = try await signIn(email: "ops@example.com")
+        let empty = try await get("/admin/queues", cookie: cookie)
+        XCTAssertTrue(empty.text.contains("No limit") && empty.text.contains("<option value=\"noop\">"), empty.text)
+        let csrf = try XCTUnwrap(empty.csrf)
+        let saved = try await post("/admin/limits", cookie: cookie, form: [
+            ("csrf", csrf), ("kind", "noop"), ("concurrency", "3"), ("per_owner_concurrency", ""), ("rate", "10/m"), ("timeout_s", "45")])
+        XCTAssertEqual(saved.location, "/admin/queues")
+        let limits = try await db.queue.kindLimits()
+        XCTAssertEqual(limits.map(\.concurrency), [3])
+        XCTAssertEqual(limits.first?.rate?.description, "10/m")
+        XCTAssertEqual(limits.first?.timeout, .seconds(45))
+        XCTAssertNil(limits.first?.ownerConcurrency)
+        let page = try await get("/admin/queues", cookie: cookie)
+        let row = try XCTUnwrap(page.text.components(separatedBy: "<tr id=\"limits-noop\">").dropFirst().first?.components(separatedBy: "</tr>").first)
+        XCTAssertTrue(row.contains("10/m") && row.contains("ops@example.com"), row)
+
+        let refused = try await post("/admin/limits", cookie: cookie, form: [("csrf", csrf), ("kind", "noop"), ("concurrency", "many")])
+        XCTAssertEqual(refused.status, 400)
+        try await XCTAssertEqualAsync(try await db.queue.kindLimits().map(\.concurrency), [3], "a refused form changes nothing")
+        let forged = try await post("/admin/limits/noop/clear", cookie: cookie, form: [("csrf", "forged")])
+        XCTAssertEqual(forged.status, 403)
+        let cleared = try await post("/admin/limits/noop/clear", cookie: cookie, form: [("csrf", csrf)])
+        XCTAssertEqual(cleared.status, 303)
+        try await XCTAssertEqualAsync(try await db.queue.kindLimits().count, 0)
+        let log = try await db.queue.auditLog(target: "kind:noop")
+        XCTAssertEqual(log.map(\.action), ["clear limits", "set limits"])
+    }
+
     func testTheQueuesPageShowsSchedulesWithTheirNextAndLastRuns() async throws {
         try await makeUser(email: "ops@example.com", role: "admin")
         let cookie = try await signIn(email: "ops@example.com")

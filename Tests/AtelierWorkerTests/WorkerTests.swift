@@ -127,6 +127,29 @@ final class WorkerTests: DatabaseTestCase {
         try await worker.stop()
     }
 
+    /// An operator's timeout for a kind (`atelier limits set KIND --timeout`) replaces the
+    /// handler's, is seen without a restart, and a job's own may still only shorten it.
+    func testAnOperatorsKindTimeoutReplacesTheHandlers() async throws {
+        struct Sleeper: JobHandler {
+            let kind = "patient"
+            let timeout: Duration? = .seconds(600)
+            func run(_ context: JobContext) async throws -> JobResult {
+                try await Task.sleep(for: .milliseconds(try context.payload(as: [String: Int].self)["ms"] ?? 0))
+                return .none
+            }
+        }
+        let worker = try InProcessWorker.start(db, handlers: [Sleeper()])
+        try await queue.setKindLimits(KindLimitsChange(kind: "patient", timeout: .set(.milliseconds(300))), actor: "test")
+        let stuck = try await queue.enqueue(NewJob(kind: "patient", payload: #"{"ms": 600000}"#, maxAttempts: 1)).id
+        let shorter = try await queue.enqueue(NewJob(kind: "patient", payload: #"{"ms": 600000}"#, maxAttempts: 1,
+                                                     timeout: .milliseconds(100))).id
+        let job = try await waitForState(stuck, [.failed])
+        XCTAssertEqual(job.error, "timed out after 0.3 seconds")
+        let own = try await waitForState(shorter, [.failed])
+        XCTAssertEqual(own.error, "timed out after 0.1 seconds")
+        try await worker.stop()
+    }
+
     func testNotificationWakesAnIdleWorkerBeforeItsPoll() async throws {
         // With a 10-minute poll, only the NOTIFY on insert can wake the worker.
         let worker = try InProcessWorker.start(db) { $0.pollInterval = .seconds(600) }

@@ -62,6 +62,7 @@ def main(path):
             print(f"| {row['queued']:,} | {row['p50_ms']:g} | {row['p99_ms']:g} |")
     enqueue_table(rows, [s for s in systems if any(r["scenario"] == "enqueue" and label(r) == s for r in rows)])
     noisy_table(rows)
+    limits_table(rows)
     notes = [r for r in rows if r.get("note") or r.get("settings")]
     if notes:
         print()
@@ -84,6 +85,25 @@ def noisy_table(rows):
     first = noisy[0]
     print(f"\n{first['backlog']:,} jobs of owner A, then {first['newcomers']} of owner B one every "
           f"{first['interval_ms']:g} ms; jobs of {first['job_ms']:g} ms; {first['workers']} workers × {first['concurrency']}.")
+
+
+def limits_table(rows):
+    """The limits scenario: one kind under a concurrency limit (and, where the system has one, a
+    rate limit) across worker processes; the highest number running the database showed (must
+    not pass the limit), and the rate of starts (overall, and after the first burst)."""
+    limited = [r for r in rows if r["scenario"] == "limits"]
+    if not limited:
+        return
+    print()
+    print("| limits | concurrency limit | highest seen | rate limit | starts/s | steady starts/s | seconds |")
+    print("|---|---|---|---|---|---|---|")
+    for row in limited:
+        steady = row.get("steady_starts_per_s")
+        print(f"| {label(row)} | {row['concurrency_limit']} | {row['max_running_seen']} | {row.get('rate_limit') or '— (none offered)'}"
+              f" | {row.get('starts_per_s') or '—'} | {steady if steady is not None else '—'} | {row['seconds']:g} |")
+    first = limited[0]
+    print(f"\n{first['jobs']:,} jobs of {first['job_ms']:g} ms; {first['workers']} workers × {first['concurrency']}; "
+          "running jobs sampled from the database every 2 ms.")
 
 
 def enqueue_table(rows, systems):

@@ -109,6 +109,7 @@ enum OpenAPIJobKinds {
             .replacingOccurrences(of: "{{IMAGE_KINDS}}", with: imageKinds.filter(kinds.contains).joined(separator: ", "))
             .replacingOccurrences(of: "                - {{JOB_BODY_REFS}}", with: refs)
             .replacingOccurrences(of: "    {{JOB_BODY_SCHEMAS}}: {}", with: schemas)
+            .replacingOccurrences(of: "{{ALL_KINDS}}", with: kinds.sorted().joined(separator: ", "))
             .replacingOccurrences(of: "{{ADVISORS}}", with: Advisor.all.map(\.id).joined(separator: "|"))
     }
 }

@@ -35,7 +35,7 @@ public final class APIServer: Sendable {
     package let accounts: UserAccounts?
     let cache: JobViewCache
     package let hub: EventHub
-    let kinds: JobKindCatalog
+    package let kinds: JobKindCatalog
     package let logger: Logger
     /// The embedding model for search and indexing (nil: search answers 503 naming ATELIER_MODEL_DIR).
     package let encoder: MiniLMEncoder?
@@ -140,6 +140,7 @@ public final class APIServer: Sendable {
         let admin = authenticatedGroup(router.group("v1/admin"))
         admin.add(middleware: RoleMiddleware(role: "admin"))
         AdminController(queue: queue).register(on: admin)
+        LimitsController(queue: queue, kinds: kinds).register(on: admin)
 
         for app in apps { try app.register(on: router, server: self) }
         router.add(middleware: MethodNotAllowedMiddleware(

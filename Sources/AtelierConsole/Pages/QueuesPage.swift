@@ -3,19 +3,22 @@ import AtelierQueue
 import Foundation
 import Hummingbird
 
-/// `GET /admin/queues`: every queue with its depth, a pause or resume button, the cron schedules
-/// with their next and last runs (`atelier schedules`), and the audit log of operators' actions
+/// `GET /admin/queues`: every queue with its depth, a pause or resume button, the limits per kind
+/// (``LimitsSection``), the cron schedules with their next and last runs (`atelier schedules`),
+/// and the audit log of operators' actions
 /// (who paused what, when — from the console or the CLI).
 /// `POST /admin/queues/{name}/pause|resume` does it (CSRF-checked) and records who did.
 struct QueuesPage: Sendable {
     let queue: JobQueue
     let sessions: ConsoleSessions
+    let kinds: JobKindCatalog
 
     func show(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         async let queues = queue.queues()
         async let stats = queue.stats(minutes: 1)
         async let audit = queue.auditLog(limit: 100)
         async let schedules = queue.schedules()
+        async let limits = queue.kindLimits()
         let csrf = sessions.csrfToken(for: try context.requirePrincipal())
         let depths = Dictionary((try await stats).queues.map { ($0.queue, $0) }, uniquingKeysWith: { first, _ in first })
         var body = "<p class=\"muted\">A paused queue keeps accepting jobs; workers claim none of them until it is resumed. Running jobs finish.</p>"
@@ -38,6 +41,7 @@ struct QueuesPage: Sendable {
             }
             body += "</tbody></table></div>"
         }
+        body += LimitsSection.render(try await limits, kinds: kinds.names, csrf: csrf)
         body += Self.schedulesSection(try await schedules)
         body += "<section aria-labelledby=\"audit-title\"><h2 id=\"audit-title\">Audit log</h2>"
         let entries = try await audit

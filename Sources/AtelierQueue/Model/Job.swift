@@ -131,6 +131,8 @@ public struct ClaimedJob: Sendable, Equatable {
     public var runAlone: Bool = false
     /// The job's own limit on one attempt (``NewJob/timeout``); nil: the kind's.
     public var timeout: Duration?
+    /// The limit an operator set on the kind (``KindLimits/timeout``); nil: the handler's.
+    public var kindTimeout: Duration?
 
     /// This attempt's number among attempts whose handler ran to an end (1 for the first):
     /// the claim number minus the attempts lost to dead workers and those snoozed during an

@@ -81,11 +81,12 @@ struct JobExecutor: Sendable {
                                          elapsed: elapsed, logger: logger))
     }
 
-    /// An attempt's limit: the shorter of the job's own (`timeout_s`) and its kind's. A job may
-    /// ask for less time than its kind allows, never more: the kind's limit is the operator's
-    /// bound on how long a slot is held.
+    /// An attempt's limit: the shorter of the job's own (`timeout_s`) and its kind's — the one an
+    /// operator set (`atelier limits set KIND --timeout`), else the handler's. A job may ask for
+    /// less time than its kind allows, never more: the kind's limit is the operator's bound on
+    /// how long a slot is held.
     static func timeout(of job: ClaimedJob, handler: any JobHandler) -> Duration? {
-        [job.timeout, handler.timeout].compactMap { $0 }.min()
+        [job.timeout, job.kindTimeout ?? handler.timeout].compactMap { $0 }.min()
     }
 
     private func outcome(of result: Result<JobResult, any Error>, job: ClaimedJob, handler: any JobHandler,

@@ -18,7 +18,7 @@ struct QueueBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
         abstract: "Queue benchmarks on an empty database (it is migrated first; use a scratch database).",
-        subcommands: [Drain.self, Sustained.self, Pickup.self, Crash.self, ClaimLatency.self, Enqueue.self, NoisyNeighbour.self])
+        subcommands: [Drain.self, Sustained.self, Pickup.self, Crash.self, ClaimLatency.self, Enqueue.self, NoisyNeighbour.self, Limits.self])
 
     struct Drain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Drain N pre-inserted no-op jobs with W worker processes.")
@@ -119,6 +119,27 @@ struct QueueBenchCommand: AsyncParsableCommand {
                 try await $0.noisyNeighbour(backlog: backlog, newcomers: newcomers, jobMilliseconds: jobMilliseconds,
                                             interval: .milliseconds(intervalMilliseconds), workers: workers,
                                             concurrency: concurrency).print()
+            }
+        }
+    }
+
+    struct Limits: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "limits",
+            abstract: "One kind under a concurrency and a rate limit across worker processes: the highest concurrency seen, the rate.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Jobs, enqueued first.") var jobs = 1_000
+        @Option(name: .customLong("job-ms"), help: "Milliseconds each job sleeps.") var jobMilliseconds = 60
+        @Option(name: .customLong("limit"), help: "The kind's concurrency limit, all workers together.") var concurrencyLimit = 4
+        @Option(help: "The kind's rate limit, N/PERIOD.") var rate = "50/s"
+        @Option(help: "Worker processes.") var workers = 2
+        @Option(help: "Concurrency per worker process.") var concurrency = 16
+
+        func run() async throws {
+            let rate = try RateLimit(parsing: self.rate)
+            try await runBenchmark(database) {
+                try await $0.limits(jobs: jobs, jobMilliseconds: jobMilliseconds, concurrencyLimit: concurrencyLimit, rate: rate,
+                                    workers: workers, concurrency: concurrency).print()
             }
         }
     }

@@ -63,7 +63,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--interval-ms", type=float, default=20, help="pickup: enqueue spacing")
     p.add_argument("--backlog", type=int, default=20_000, help="noisy-neighbour: owner A's jobs")
     p.add_argument("--newcomers", type=int, default=100, help="noisy-neighbour: owner B's jobs")
-    p.add_argument("--job-ms", type=float, default=20, help="noisy-neighbour: each job's sleep")
+    p.add_argument("--job-ms", type=float, default=20, help="noisy-neighbour, limits: each job's sleep")
+    p.add_argument("--limit", type=int, default=4, help="limits: the concurrency limit across workers")
     p.add_argument("--crash-timeout", type=float, default=180, help="crash: wait for rerun")
     p.add_argument("--timeout", type=float, help="give up after this many seconds")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -82,6 +83,7 @@ def parse_args() -> argparse.Namespace:
             "crash": 2 * args.crash_timeout + 240,
             "enqueue": 900,
             "noisy-neighbour": 900,
+            "limits": 900,
         }[args.scenario]
     return args
 
@@ -143,6 +145,9 @@ def worker_main(peer, args) -> None:
                 emit(nn="b", t=payload["t"], s=started_ns)
             else:
                 emit(nn="a")
+            await asyncio.sleep(payload["ms"] / 1000)
+        elif "lim" in payload:  # limits
+            emit(lim=started_ns)
             await asyncio.sleep(payload["ms"] / 1000)
         elif "t" in payload:  # pickup
             emit(t=payload["t"], s=started_ns)
@@ -448,4 +453,36 @@ async def noisy_neighbour(peer, args, db) -> list[dict]:
     }]
 
 
-SCENARIOS = {"noisy-neighbour": noisy_neighbour, "drain": drain, "sustained": sustained, "pickup": pickup, "crash": crash, "enqueue": enqueue}
+async def limits(peer, args, db) -> list[dict]:
+    """One entrypoint under a concurrency limit across all workers (same shape as Atelier's
+    ``atelier bench queue limits``): ``--jobs`` jobs of ``--job-ms``, the highest number of
+    picked jobs the database shows (sampled every 2 ms), and the rate of handler starts. The
+    peer's worker gets the limit through ``variant`` (``limit=N``); a rate limit it has not."""
+    n = args.jobs
+    client = await peer.client(args.dsn)
+    try:
+        await client.enqueue([{"lim": True, "ms": args.job_ms}] * n)
+    finally:
+        await client.close()
+    highest = samples = 0
+    start = time.monotonic()
+    async with Workers(args, args.workers, variant=f"limit={args.limit}") as workers:
+        while True:
+            running = await db.fetchval(peer.running_sql)
+            highest, samples = max(highest, running), samples + 1
+            if await unfinished(peer, db) == 0:
+                break
+            workers.check_alive()
+            await asyncio.sleep(0.002)
+        seconds = time.monotonic() - start
+        starts = sorted(e["lim"] for e in workers.events() if "lim" in e)
+    per_s = (len(starts) - 1) / ((starts[-1] - starts[0]) / 1e9) if len(starts) > 1 else None
+    return [header(peer, "limits") | {
+        "jobs": n, "job_ms": args.job_ms, "concurrency_limit": args.limit, "rate_limit": None,
+        "workers": args.workers, "concurrency": args.concurrency,
+        "max_running_seen": highest, "samples": samples, "seconds": round(seconds, 2),
+        "starts_per_s": round(per_s, 2) if per_s else None,
+    }]
+
+
+SCENARIOS = {"noisy-neighbour": noisy_neighbour, "limits": limits, "drain": drain, "sustained": sustained, "pickup": pickup, "crash": crash, "enqueue": enqueue}

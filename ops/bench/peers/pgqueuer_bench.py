@@ -48,6 +48,7 @@ class PgQueuerPeer:
     version = version("pgqueuer")
     # Finished jobs are deleted from the queue table (and logged in pgqueuer_log).
     unfinished_sql = "SELECT count(*) FROM pgqueuer WHERE status IN ('queued', 'picked')"
+    running_sql = "SELECT count(*) FROM pgqueuer WHERE status = 'picked'"
     # An enqueue writes the job and a 'queued' row in its log.
     empty_sql = "TRUNCATE pgqueuer, pgqueuer_log"
     crash_variant = None
@@ -76,7 +77,11 @@ class PgQueuerPeer:
             conn = await asyncpg.connect(dsn)
             pgq = PgQueuer.from_asyncpg_connection(conn)
 
-            @pgq.entrypoint(ENTRYPOINT)
+            # The limits scenario's variant, "limit=N": PgQueuer's concurrency_limit, which it
+            # keeps in the database across all workers (1.6.0 has no rate limit).
+            limit = int(variant.removeprefix("limit=")) if variant.startswith("limit=") else 0
+
+            @pgq.entrypoint(ENTRYPOINT, concurrency_limit=limit)
             async def bench(job: Job) -> None:
                 await handler(json.loads(job.payload))
 

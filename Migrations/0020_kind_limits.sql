@@ -1,0 +1,276 @@
+-- 0020 — limits per kind, global across all workers, set at run time (`atelier limits`,
+-- PUT /v1/admin/limits): how many jobs of a kind run at once, how many of one owner's, how many
+-- start per period, and how long one attempt may take.
+--
+-- The claim reads this table at every call, so a change is seen by every worker at its next
+-- claim, without a restart. A job held back by a limit stays queued: it spends no attempt.
+--
+--   concurrency        jobs of the kind running at once, all workers together.
+--   owner_concurrency  of those, jobs of one owner.
+--   rate, rate_period_ms
+--                      starts (claims, retries included) per period: a token bucket of `rate`
+--                      tokens refilled at rate/period — a sustained rate of `rate` per period,
+--                      bursts of at most `rate`. tokens/tokens_at are its state, written by the
+--                      claim.
+--   timeout_ms         one attempt's limit, in place of the handler's own; a job's own
+--                      timeout_s (0016) can only shorten it.
+--
+-- Exactness. Running jobs are counted, not tracked in a counter: the count is of rows in state
+-- 'running' (jobs_running_kind_idx), so a killed worker's slots come back when its jobs are
+-- rescued, and nothing can drift. Two claims of a limited kind must not both see the same free
+-- slot, so the claim locks the kind's row here (FOR UPDATE, in kind order) before it counts, in
+-- a statement of its own: under READ COMMITTED the count that follows takes a fresh snapshot,
+-- which sees every claim that held the lock before. Claims of limited kinds therefore take
+-- turns (one claim is ~1 ms); claims of other kinds are not affected. A limit set while a claim
+-- is in flight applies from the next claim.
+CREATE TABLE kind_limits (
+    kind text PRIMARY KEY CHECK (char_length(kind) BETWEEN 1 AND 64),
+    concurrency integer CHECK (concurrency BETWEEN 1 AND 1000000),
+    owner_concurrency integer CHECK (owner_concurrency BETWEEN 1 AND 1000000),
+    rate integer CHECK (rate BETWEEN 1 AND 1000000),
+    rate_period_ms bigint CHECK (rate_period_ms BETWEEN 1 AND 86400000),
+    timeout_ms integer CHECK (timeout_ms BETWEEN 1 AND 86400000),
+    tokens double precision,
+    tokens_at timestamptz,
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    updated_by text NOT NULL,
+    CHECK ((rate IS NULL) = (rate_period_ms IS NULL)),
+    CHECK (num_nonnulls(concurrency, owner_concurrency, rate, timeout_ms) > 0)
+);
+
+-- The claim order within one kind: a claim that honours limits walks each kind on its own, so a
+-- kind held back by its limit with a backlog of 20,000 costs the others nothing to walk past.
+CREATE INDEX jobs_kind_fair_idx ON jobs (kind, priority DESC, fair_tag, id) WHERE state = 'queued' AND fair_tag IS NOT NULL;
+-- Running jobs by kind and owner: the counts the limits compare with (a few hundred rows at most:
+-- the fleet's slots).
+CREATE INDEX jobs_running_kind_idx ON jobs (kind, owner) WHERE state = 'running';
+
+-- The claim (0017's, with limits). The pick and the claim are now two statements: the pick
+-- selects and locks the rows (FOR UPDATE SKIP LOCKED) into arrays, the claim marks them running,
+-- moves fair_clock and writes the events. An idle poll stops after the pick.
+--
+-- Without a limit on any of p_kinds (concurrency, owner_concurrency or rate — a timeout alone is
+-- not one) the pick is 0017's: one walk of jobs_fair_idx, O(p_limit). With one, the claim locks
+-- those kinds' rows in kind_limits (see above), computes each kind's room — the least of
+-- p_limit, concurrency less the running ones, and the whole tokens in its bucket — and walks
+-- every kind of p_kinds on its own in jobs_kind_fair_idx, up to its room; the candidates of all
+-- kinds are then locked in claim order, p_limit at most. With owner_concurrency, one kind's walk
+-- reads at most room + 256 jobs and keeps each owner's first (owner_concurrency less the owner's
+-- running) ones: fair share interleaves owners, so an owner at its limit hides the others' jobs
+-- by one job per turn, not by its whole backlog — and the walk stays bounded when only owners at
+-- their limit have jobs left.
+--
+-- The claim returns the kind's timeout_ms beside the job's (kind_timeout_ms); the worker applies
+-- the job's when it is shorter.
+DROP FUNCTION atelier_claim(text, text[], text[], integer, bigint, bigint, boolean);
+CREATE FUNCTION atelier_claim(p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint,
+                              p_isolation_wait_ms bigint, p_fair boolean)
+RETURNS TABLE (id uuid, kind text, queue text, priority integer, owner text, payload text,
+               attempt integer, max_attempts integer, request_id text, created_at timestamptz, crashes integer,
+               snoozes integer, snooze_streak integer, run_alone boolean, timeout_ms integer, kind_timeout_ms integer)
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+SET enable_sort = off
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_queues text[];       -- p_queues less the paused ones
+    v_running integer;     -- what p_worker runs now: its claims whose completion has not landed
+    v_alone boolean;       -- … one of them marked to run alone
+    v_limited text[];      -- the kinds of p_kinds with a limit, their kind_limits rows locked
+    v_kinds text[];        -- limited pick: every kind of p_kinds …
+    v_rooms integer[];     -- … how many of it this claim may start …
+    v_owner_caps integer[]; -- … and its owner_concurrency
+    v_buckets float8[];    -- … and the tokens in its bucket now (NULL: no rate)
+    v_open text[];         -- the kinds with room
+    v_candidates uuid[];   -- every kind's next ones, in claim order
+    v_at timestamptz := clock_timestamp();
+    v_ids uuid[];
+    v_picked_kinds text[];
+    v_priorities integer[];
+    v_tags float8[];
+BEGIN
+    -- Promotion (0017): tag up to 256 jobs whose run_at has come.
+    IF EXISTS (SELECT 1 FROM jobs d WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()) THEN
+        WITH due AS MATERIALIZED (
+            SELECT w.id, w.owner, w.priority::integer AS priority, row_number() OVER (ORDER BY w.run_at, w.id) AS ord
+              FROM (SELECT d.id, d.owner, d.priority, d.run_at FROM jobs d
+                     WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()
+                     ORDER BY d.run_at, d.id
+                     LIMIT 256
+                       FOR UPDATE SKIP LOCKED) w
+        ), tags AS (
+            SELECT t.ord, t.tag
+              FROM atelier_fair_tags(p_fair, ARRAY(SELECT d.owner FROM due d ORDER BY d.ord),
+                                     ARRAY(SELECT d.priority FROM due d ORDER BY d.ord)) t
+        )
+        UPDATE jobs j SET fair_tag = t.tag
+          FROM due d JOIN tags t ON t.ord = d.ord
+         WHERE j.id = d.id;
+    END IF;
+
+    SELECT ARRAY(SELECT q FROM unnest(p_queues) q WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)),
+           count(r.id), coalesce(bool_or(r.run_alone), false)
+      INTO v_queues, v_running, v_alone
+      FROM (SELECT r.id, r.run_alone FROM jobs r WHERE r.state = 'running' AND r.lease_owner = p_worker) r;
+    -- A worker running a job marked to run alone gets nothing; a busy worker gets nothing while a
+    -- marked job it could run has waited longer than p_isolation_wait_ms (0013): it drains.
+    IF v_alone OR cardinality(v_queues) = 0 THEN
+        RETURN;
+    END IF;
+    IF v_running > 0 AND EXISTS (
+        SELECT 1 FROM jobs w
+         WHERE w.state = 'queued' AND w.run_alone
+           AND w.run_at <= now() - p_isolation_wait_ms * interval '1 millisecond'
+           AND w.kind = ANY (p_kinds) AND w.queue = ANY (v_queues)) THEN
+        RETURN;
+    END IF;
+
+    v_limited := ARRAY(SELECT l.kind FROM kind_limits l
+                        WHERE l.kind = ANY (p_kinds) AND num_nonnulls(l.concurrency, l.owner_concurrency, l.rate) > 0
+                        ORDER BY l.kind
+                          FOR UPDATE);
+
+    IF cardinality(v_limited) = 0 THEN
+        -- 0017's pick: a job marked to run alone first (only for an idle worker), else the
+        -- next p_limit in claim order.
+        WITH lone AS MATERIALIZED (
+            SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
+             WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (p_kinds)
+               AND n.queue = ANY (v_queues) AND v_running = 0
+             ORDER BY n.priority DESC, n.run_at, n.id
+             LIMIT 1
+               FOR UPDATE SKIP LOCKED
+        ), next AS MATERIALIZED (
+            SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
+             WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
+               AND n.kind = ANY (p_kinds) AND n.queue = ANY (v_queues)
+               AND NOT EXISTS (SELECT 1 FROM lone)
+             ORDER BY n.priority DESC, n.fair_tag, n.id
+             LIMIT p_limit
+               FOR UPDATE SKIP LOCKED
+        ), picked AS (
+            SELECT l.id, l.kind, l.priority, l.fair_tag FROM lone l UNION ALL SELECT x.id, x.kind, x.priority, x.fair_tag FROM next x
+        )
+        SELECT array_agg(p.id), array_agg(p.kind), array_agg(p.priority), array_agg(p.fair_tag)
+          INTO v_ids, v_picked_kinds, v_priorities, v_tags
+          FROM picked p;
+    ELSE
+        -- Each kind's room, counted after the lock (a fresh snapshot: every claim that held the
+        -- lock before has committed).
+        SELECT array_agg(k.kind ORDER BY k.kind),
+               array_agg(greatest(0, least(p_limit, l.concurrency - coalesce(r.running, 0),
+                                           floor(b.tokens)::integer)) ORDER BY k.kind),
+               array_agg(l.owner_concurrency ORDER BY k.kind),
+               array_agg(b.tokens ORDER BY k.kind)
+          INTO v_kinds, v_rooms, v_owner_caps, v_buckets
+          FROM (SELECT DISTINCT u.kind FROM unnest(p_kinds) u(kind)) k
+          LEFT JOIN kind_limits l ON l.kind = k.kind AND l.kind = ANY (v_limited)
+          LEFT JOIN LATERAL (SELECT count(*)::integer AS running FROM jobs c
+                              WHERE c.state = 'running' AND c.kind = k.kind AND l.concurrency IS NOT NULL) r ON true
+          LEFT JOIN LATERAL (SELECT CASE WHEN l.rate IS NULL THEN NULL
+                                         WHEN l.tokens IS NULL THEN l.rate::float8
+                                         ELSE least(l.rate::float8, l.tokens + greatest(0, extract(epoch FROM v_at - l.tokens_at) * 1000)
+                                                                   * l.rate / l.rate_period_ms) END AS tokens) b ON true;
+
+        v_open := ARRAY(SELECT k.kind FROM unnest(v_kinds, v_rooms) AS k(kind, room) WHERE k.room > 0);
+        IF cardinality(v_open) > 0 THEN
+            -- A job marked to run alone first, as above, if its kind has room; else each kind's
+            -- next ones, up to its room, merged in claim order. The lock follows that order by
+            -- ordinality: sorting the locked rows by claim order instead would let the planner
+            -- walk jobs_fair_idx filtering by id, to spare the sort (enable_sort is off).
+            WITH lone AS MATERIALIZED (
+                SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
+                 WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (v_open)
+                   AND n.queue = ANY (v_queues) AND v_running = 0
+                   AND NOT EXISTS (SELECT 1 FROM kind_limits l
+                                    WHERE l.kind = n.kind AND l.kind = ANY (v_limited)
+                                      AND l.owner_concurrency <= (SELECT count(*) FROM jobs c
+                                                                   WHERE c.state = 'running' AND c.kind = n.kind AND c.owner = n.owner))
+                 ORDER BY n.priority DESC, n.run_at, n.id
+                 LIMIT 1
+                   FOR UPDATE SKIP LOCKED
+            )
+            SELECT array_agg(l.id), array_agg(l.kind), array_agg(l.priority), array_agg(l.fair_tag)
+              INTO v_ids, v_picked_kinds, v_priorities, v_tags
+              FROM lone l;
+
+            IF v_ids IS NULL THEN
+                v_candidates := ARRAY(
+                    SELECT w.id
+                      FROM unnest(v_kinds, v_rooms, v_owner_caps) AS k(kind, room, owner_cap)
+                     CROSS JOIN LATERAL (
+                         SELECT s.id, s.priority, s.fair_tag
+                           FROM (SELECT n.id, n.owner, n.priority, n.fair_tag,
+                                        row_number() OVER (PARTITION BY n.owner ORDER BY n.priority DESC, n.fair_tag, n.id) AS nth
+                                   FROM (SELECT n.id, n.owner, n.priority, n.fair_tag FROM jobs n
+                                          WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND n.kind = k.kind
+                                            AND NOT n.run_alone AND n.run_at <= now() AND n.queue = ANY (v_queues)
+                                          ORDER BY n.kind, n.priority DESC, n.fair_tag, n.id
+                                          LIMIT CASE WHEN k.owner_cap IS NULL THEN k.room ELSE k.room + 256 END) n) s
+                          WHERE k.owner_cap IS NULL
+                             OR s.nth + (SELECT count(*) FROM jobs c
+                                          WHERE c.state = 'running' AND c.kind = k.kind AND c.owner = s.owner) <= k.owner_cap
+                          ORDER BY s.priority DESC, s.fair_tag, s.id
+                          LIMIT k.room) w
+                     WHERE k.room > 0
+                     ORDER BY w.priority DESC, w.fair_tag, w.id);
+
+                WITH next AS MATERIALIZED (
+                    SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag
+                      FROM unnest(v_candidates) WITH ORDINALITY AS c(id, ord)
+                      JOIN jobs n ON n.id = c.id
+                     WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL
+                     ORDER BY c.ord
+                     LIMIT p_limit
+                       FOR UPDATE OF n SKIP LOCKED
+                )
+                SELECT array_agg(x.id), array_agg(x.kind), array_agg(x.priority), array_agg(x.fair_tag)
+                  INTO v_ids, v_picked_kinds, v_priorities, v_tags
+                  FROM next x;
+            END IF;
+        END IF;
+
+        -- Spend the tokens of what was picked (the lock is still held).
+        UPDATE kind_limits l
+           SET tokens = b.tokens - (SELECT count(*) FROM unnest(v_picked_kinds) t(kind) WHERE t.kind = l.kind),
+               tokens_at = v_at
+          FROM unnest(v_kinds, v_buckets) AS b(kind, tokens)
+         WHERE l.kind = b.kind AND b.tokens IS NOT NULL;
+    END IF;
+
+    IF v_ids IS NULL THEN
+        RETURN;
+    END IF;
+
+    RETURN QUERY
+        WITH served AS (
+            -- The highest tag taken per priority: where V moves to.
+            SELECT s.priority, max(s.tag) AS tag FROM unnest(v_priorities, v_tags) AS s(priority, tag)
+             WHERE s.tag IS NOT NULL GROUP BY s.priority
+        ), clock_moved AS (
+            UPDATE fair_clock c SET v = s.tag FROM served s WHERE c.priority = s.priority AND c.v <= s.tag - 64
+        ), clock_made AS (
+            INSERT INTO fair_clock (priority, v) SELECT s.priority, s.tag FROM served s ON CONFLICT (priority) DO NOTHING
+        ), claimed AS (
+            UPDATE jobs j
+               SET state = 'running', attempt = j.attempt + 1, lease_owner = p_worker, fair_tag = NULL,
+                   lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
+                   started_at = coalesce(j.started_at, now()), updated_at = now()
+             WHERE j.id = ANY (v_ids)
+            RETURNING j.id, j.kind, j.queue, j.priority, j.owner, j.payload, j.attempt, j.max_attempts,
+                      j.request_id, j.created_at, j.crashes, j.snoozes, j.snooze_streak, j.run_alone, j.timeout_ms
+        ), events AS (
+            INSERT INTO job_events (job_id, type, data)
+            SELECT c.id, 'running', CASE WHEN c.run_alone
+                                         THEN jsonb_build_object('attempt', c.attempt, 'worker', p_worker, 'alone', true)
+                                         ELSE jsonb_build_object('attempt', c.attempt, 'worker', p_worker) END
+              FROM claimed c
+        )
+        SELECT c.id, c.kind, c.queue, c.priority::integer, c.owner, c.payload::text, c.attempt, c.max_attempts,
+               c.request_id, c.created_at, c.crashes, c.snoozes, c.snooze_streak, c.run_alone, c.timeout_ms,
+               (SELECT l.timeout_ms FROM kind_limits l WHERE l.kind = c.kind)
+          FROM claimed c
+         ORDER BY c.priority DESC, c.id;
+END $$;

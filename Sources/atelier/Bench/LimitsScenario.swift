@@ -1,0 +1,65 @@
+import AtelierQueue
+import Foundation
+import PostgresNIO
+
+extension QueueScenarios {
+    /// Limits per kind (issue 31): `jobs` sleep jobs of `jobMilliseconds` each, the kind limited to
+    /// `concurrencyLimit` at once and `rate`, run by W worker processes. While they run, this
+    /// process samples the number of the kind's jobs in state `running` — the database's view,
+    /// the one the limit keeps — every 2 ms, and reports the highest seen. The rate is read from
+    /// the jobs' start times (`started_at`, stamped by the database): overall, and in the steady
+    /// state after the bucket's first burst of `rate.count`.
+    func limits(jobs: Int, jobMilliseconds: Int, concurrencyLimit: Int, rate: RateLimit,
+                workers: Int, concurrency: Int) async throws -> BenchReport {
+        try await queue.setKindLimits(KindLimitsChange(kind: "sleep", concurrency: .set(concurrencyLimit), rate: .set(rate)),
+                                      actor: "bench")
+        let payload = #"{"ms": \#(jobMilliseconds)}"#
+        try await queue.enqueue(Array(repeating: NewJob(kind: "sleep", payload: payload), count: jobs))
+        let started = ContinuousClock.now
+        let fleet = try WorkerFleet(count: workers, concurrency: concurrency, url: url)
+        var highest = 0, samples = 0
+        while true {
+            try fleet.requireRunning()
+            let (running, done) = try await runningAndDone()
+            highest = max(highest, running)
+            samples += 1
+            if done == jobs { break }
+            guard ContinuousClock.now - started < .seconds(900) else { throw BenchError("timed out waiting for the jobs") }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let elapsed = ContinuousClock.now - started
+        await fleet.stop()
+        var starts: [Double] = []
+        for try await at in try await queue.client.query(
+            "SELECT extract(epoch FROM started_at)::float8 FROM jobs ORDER BY started_at", logger: queue.logger).decode(Double.self) {
+            starts.append(at)
+        }
+        var report = BenchReport(scenario: "limits")
+        report["jobs"] = jobs
+        report["job_ms"] = jobMilliseconds
+        report["concurrency_limit"] = concurrencyLimit
+        report["rate_limit"] = rate.description
+        report["rate_limit_per_s"] = Percentiles.round(Double(rate.count) / rate.period.seconds)
+        report["workers"] = workers
+        report["concurrency"] = concurrency
+        report["max_running_seen"] = highest
+        report["samples"] = samples
+        report["seconds"] = Percentiles.round(elapsed.seconds)
+        if let first = starts.first, let last = starts.last, last > first {
+            report["starts_per_s"] = Percentiles.round(Double(starts.count - 1) / (last - first))
+        }
+        if starts.count > rate.count + 1 {
+            let steady = starts[rate.count...]
+            report["steady_starts_per_s"] = Percentiles.round(Double(steady.count - 1) / (steady.last! - steady.first!))
+        }
+        return report
+    }
+
+    private func runningAndDone() async throws -> (Int, Int) {
+        for try await row in try await queue.client.query("""
+            SELECT (SELECT count(*)::int FROM jobs WHERE state = 'running' AND kind = 'sleep'),
+                   (SELECT count(*)::int FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled'))
+            """, logger: queue.logger).decode((Int, Int).self) { return row }
+        return (0, 0)
+    }
+}
