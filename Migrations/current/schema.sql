@@ -250,7 +250,7 @@ BEGIN
          WHERE i.priority IS NOT NULL  -- a job not due yet: no tag
     ), starts AS MATERIALIZED (
         -- Once per group: left to the planner, the probes below ran once per job.
-        SELECT g.owner, g.priority,
+        SELECT g.owner, g.priority, s.step,
                greatest(
                    coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = g.priority), 0),
                    coalesce((SELECT h.fair_tag FROM jobs h
@@ -260,13 +260,14 @@ BEGIN
                         THEN (SELECT t.fair_tag + 1 FROM jobs t
                                WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL AND t.priority = g.priority
                                ORDER BY t.priority DESC, t.fair_tag DESC LIMIT 1)
-                        ELSE (SELECT t.fair_tag + 1 FROM jobs t
+                        ELSE (SELECT t.fair_tag + s.step FROM jobs t
                                WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL
                                  AND t.owner = g.owner AND t.priority = g.priority
                                ORDER BY t.owner DESC, t.priority DESC, t.fair_tag DESC LIMIT 1) END) AS base
           FROM (SELECT DISTINCT i.owner, i.priority FROM input i) g
+          CROSS JOIN LATERAL (SELECT coalesce((SELECT 1 / w.weight FROM owner_weights w WHERE w.owner = g.owner), 1)::float8 AS step) s
     )
-    SELECT i.ord, s.base + (row_number() OVER (PARTITION BY i.owner, i.priority ORDER BY i.ord) - 1)::float8
+    SELECT i.ord, s.base + (row_number() OVER (PARTITION BY i.owner, i.priority ORDER BY i.ord) - 1)::float8 * s.step
       FROM input i
       JOIN starts s ON s.owner IS NOT DISTINCT FROM i.owner AND s.priority = i.priority;
 END $$;
@@ -619,6 +620,20 @@ CREATE TABLE public.kind_limits (
 
 
 --
+-- Name: owner_weights; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.owner_weights (
+    owner text NOT NULL,
+    weight double precision NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_by text NOT NULL,
+    CONSTRAINT owner_weights_owner_check CHECK (((char_length(owner) >= 1) AND (char_length(owner) <= 200))),
+    CONSTRAINT owner_weights_weight_check CHECK (((weight >= (0.01)::double precision) AND (weight <= (100)::double precision)))
+);
+
+
+--
 -- Name: queues; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -856,6 +871,14 @@ ALTER TABLE ONLY public.jobs
 
 ALTER TABLE ONLY public.kind_limits
     ADD CONSTRAINT kind_limits_pkey PRIMARY KEY (kind);
+
+
+--
+-- Name: owner_weights owner_weights_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.owner_weights
+    ADD CONSTRAINT owner_weights_pkey PRIMARY KEY (owner);
 
 
 --

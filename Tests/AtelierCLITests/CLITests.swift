@@ -162,6 +162,19 @@ final class CLITests: DatabaseTestCase {
         XCTAssertEqual((try json(list.output) as? [Any])?.count, 0, list.output)
     }
 
+    func testWeightsSetListClear() async throws {
+        let set = try await atelier("weights", "set", "user:big", "2.5")
+        XCTAssertEqual(set.status, 0, set.output)
+        let list = try await atelier("weights", "list", "--json")
+        let weights = try XCTUnwrap(try json(list.output) as? [[String: Any]])
+        XCTAssertEqual(weights.first?["weight"] as? Double, 2.5)
+        let refused = try await atelier("weights", "set", "user:big", "500")
+        XCTAssertEqual(refused.status, 64, refused.output)
+        try await XCTAssertEqualAsync(try await atelier("weights", "clear", "user:big").status, 0)
+        let table = try await atelier("weights")
+        XCTAssertTrue(table.output.contains("every owner weighs 1"), table.output)
+    }
+
     func testSchedulesAddListPauseResumeRemove() async throws {
         let added = try await atelier("schedules", "add", "nightly", "--cron", "30 2 * * *", "--kind", "sleep",
                                       "--payload", #"{"ms": 5}"#, "--json")

@@ -70,6 +70,25 @@ final class FairShareTests: DatabaseTestCase {
         XCTAssertTrue(got4.map(\.id).contains(second))
     }
 
+    /// Weights (migration 0021): an owner of weight 2 is served two jobs for each one of an
+    /// owner of weight 1 while both have jobs queued; an owner with no weight weighs 1.
+    func testAnOwnersWeightIsItsShare() async throws {
+        try await queue.setOwnerWeight(owner: "a", weight: 2, actor: "test")
+        _ = try await enqueue(300, owner: "a")
+        _ = try await enqueue(300, owner: "b")
+        let got = try await claim(90)
+        XCTAssertEqual(owners(got), ["a": 60, "b": 30])
+        try await XCTAssertEqualAsync(try await queue.clearOwnerWeight(owner: "a", actor: "test"), true)
+        _ = try await enqueue(10, owner: "c")
+        try await XCTAssertEqualAsync(try await queue.ownerWeights(), [])
+        let log = try await queue.auditLog(target: "owner:a")
+        XCTAssertEqual(log.map(\.action), ["clear weight", "set weight"])
+        do {
+            try await queue.setOwnerWeight(owner: "a", weight: 0, actor: "test")
+            XCTFail("a weight of 0 would starve the owner")
+        } catch QueueError.invalidArgument {}
+    }
+
     func testWithFairShareOffTheClaimIsFIFO() async throws {
         try await withFIFOQueue { fifo in
             let a = try await enqueue(150, owner: "a", into: fifo)

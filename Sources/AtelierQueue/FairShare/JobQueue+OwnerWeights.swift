@@ -1,0 +1,45 @@
+import Foundation
+import PostgresNIO
+
+/// Owners' weights in fair share, as operators manage them (`atelier weights`); the enqueue and
+/// the claim's promotion read them through `atelier_fair_tags`. Each change writes one audit row
+/// (`target`: `owner:<name>`).
+extension JobQueue {
+    package func ownerWeights() async throws -> [OwnerWeight] {
+        let rows = try await client.query(
+            "SELECT owner, weight, updated_at, updated_by FROM owner_weights ORDER BY owner", logger: logger)
+        var weights: [OwnerWeight] = []
+        for try await (owner, weight, updatedAt, updatedBy) in rows.decode((String, Double, Date, String).self) {
+            weights.append(OwnerWeight(owner: owner, weight: weight, updatedAt: updatedAt, updatedBy: updatedBy))
+        }
+        return weights
+    }
+
+    /// Gives `owner` the weight `weight` (0.01…100) for the jobs tagged from now on.
+    package func setOwnerWeight(owner: String, weight: Double, actor: String) async throws {
+        guard !owner.isEmpty, owner.utf8.count <= 200 else { throw QueueError.invalidArgument("an owner is 1–200 characters") }
+        guard weight.isFinite, OwnerWeight.range.contains(weight) else {
+            throw QueueError.invalidArgument("a weight must be within 0.01…100, got \(weight)")
+        }
+        try await execute("""
+            WITH saved AS (
+                INSERT INTO owner_weights (owner, weight, updated_by) VALUES (\(owner), \(weight), \(actor))
+                ON CONFLICT (owner) DO UPDATE SET weight = EXCLUDED.weight, updated_at = now(), updated_by = EXCLUDED.updated_by
+                RETURNING owner, weight
+            )
+            INSERT INTO audit_log (actor, action, target, detail)
+            SELECT \(actor), 'set weight', 'owner:' || owner, 'weight ' || weight FROM saved
+            """)
+    }
+
+    /// Gives `owner` the default weight (1) again; false if it had none.
+    @discardableResult
+    package func clearOwnerWeight(owner: String, actor: String) async throws -> Bool {
+        let removed = try await scalar("""
+            WITH removed AS (DELETE FROM owner_weights WHERE owner = \(owner) RETURNING owner), audited AS (
+                INSERT INTO audit_log (actor, action, target) SELECT \(actor), 'clear weight', 'owner:' || owner FROM removed
+            ) SELECT count(*)::int FROM removed
+            """, as: Int.self) ?? 0
+        return removed > 0
+    }
+}
