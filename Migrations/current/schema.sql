@@ -42,7 +42,7 @@ DECLARE
     v_buckets float8[];    -- … and the tokens in its bucket now (NULL: no rate)
     v_open text[];         -- the kinds with room
     v_candidates uuid[];   -- every kind's next ones, in claim order
-    v_at timestamptz := clock_timestamp();
+    v_at timestamptz;      -- when the buckets are read: after the lock, so it only moves forward
     v_ids uuid[];
     v_picked_kinds text[];
     v_priorities integer[];
@@ -88,6 +88,7 @@ BEGIN
                         WHERE l.kind = ANY (p_kinds) AND num_nonnulls(l.concurrency, l.owner_concurrency, l.rate) > 0
                         ORDER BY l.kind
                           FOR UPDATE);
+    v_at := clock_timestamp();
 
     IF cardinality(v_limited) = 0 THEN
         -- 0017's pick: a job marked to run alone first (only for an idle worker), else the
@@ -192,7 +193,7 @@ BEGIN
         -- Spend the tokens of what was picked (the lock is still held).
         UPDATE kind_limits l
            SET tokens = b.tokens - (SELECT count(*) FROM unnest(v_picked_kinds) t(kind) WHERE t.kind = l.kind),
-               tokens_at = v_at
+               tokens_at = greatest(l.tokens_at, v_at)
           FROM unnest(v_kinds, v_buckets) AS b(kind, tokens)
          WHERE l.kind = b.kind AND b.tokens IS NOT NULL;
     END IF;

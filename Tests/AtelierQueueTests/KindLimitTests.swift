@@ -112,6 +112,18 @@ final class KindLimitTests: DatabaseTestCase {
         try await XCTAssertEqualAsync(try await claim(10).count, 3, "a new rate starts with a full bucket")
     }
 
+    /// The bucket refills at the rate, and never above it: 24 minutes of a 5/h rate are 2
+    /// tokens; 10 hours are 5, not 50.
+    func testTheBucketRefillsAtTheRate() async throws {
+        _ = try await enqueue(20)
+        try await limit(rate: try RateLimit(count: 5, period: .seconds(3600)))
+        try await XCTAssertEqualAsync(try await claim(10).count, 5)
+        try await db.execute("UPDATE kind_limits SET tokens_at = tokens_at - interval '24 minutes 1 second'")
+        try await XCTAssertEqualAsync(try await claim(10).count, 2)
+        try await db.execute("UPDATE kind_limits SET tokens_at = tokens_at - interval '10 hours'")
+        try await XCTAssertEqualAsync(try await claim(10).count, 5)
+    }
+
     func testAKilledWorkersSlotsComeBackWithItsJobs() async throws {
         _ = try await enqueue(6)
         try await limit(concurrency: 2)
