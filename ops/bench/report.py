@@ -95,12 +95,13 @@ def limits_table(rows):
     if not limited:
         return
     print()
-    print("| limits | concurrency limit | highest seen | rate limit | starts/s | steady starts/s | seconds |")
-    print("|---|---|---|---|---|---|---|")
+    print("| limits | concurrency limit | highest seen | rate limit | starts/s | late half starts/s | busiest second | largest excess over rate × T (≤ N) | seconds |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in limited:
-        steady = row.get("steady_starts_per_s")
+        def cell(key):
+            return "—" if row.get(key) is None else f"{row[key]:g}"
         print(f"| {label(row)} | {row['concurrency_limit']} | {row['max_running_seen']} | {row.get('rate_limit') or '— (none offered)'}"
-              f" | {row.get('starts_per_s') or '—'} | {steady if steady is not None else '—'} | {row['seconds']:g} |")
+              f" | {cell('starts_per_s')} | {cell('late_half_starts_per_s')} | {cell('busiest_second_starts')} | {cell('largest_excess_over_rate')} | {row['seconds']:g} |")
     first = limited[0]
     print(f"\n{first['jobs']:,} jobs of {first['job_ms']:g} ms; {first['workers']} workers × {first['concurrency']}; "
           "running jobs sampled from the database every 2 ms.")

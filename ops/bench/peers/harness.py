@@ -477,11 +477,20 @@ async def limits(peer, args, db) -> list[dict]:
         seconds = time.monotonic() - start
         starts = sorted(e["lim"] for e in workers.events() if "lim" in e)
     per_s = (len(starts) - 1) / ((starts[-1] - starts[0]) / 1e9) if len(starts) > 1 else None
+    late = starts[len(starts) // 2:]
+    late_per_s = (len(late) - 1) / ((late[-1] - late[0]) / 1e9) if len(late) > 1 else None
+    busiest, lower = 0, 0
+    for upper in range(len(starts)):
+        while starts[upper] - starts[lower] >= 1e9:
+            lower += 1
+        busiest = max(busiest, upper - lower + 1)
     return [header(peer, "limits") | {
         "jobs": n, "job_ms": args.job_ms, "concurrency_limit": args.limit, "rate_limit": None,
         "workers": args.workers, "concurrency": args.concurrency,
         "max_running_seen": highest, "samples": samples, "seconds": round(seconds, 2),
         "starts_per_s": round(per_s, 2) if per_s else None,
+        "late_half_starts_per_s": round(late_per_s, 2) if late_per_s else None,
+        "busiest_second_starts": busiest,
     }]
 
 
