@@ -13,6 +13,7 @@ import traceback
 
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
@@ -120,6 +121,16 @@ def run(driver):
     assert "30 2 * * *" in row.text and "02:30:00" in row.text, row.text
     assert row.find_element(By.TAG_NAME, "time").is_displayed(), "the next run is on screen"
     step("the Queues page shows a schedule with its next run")
+
+    Select(driver.find_element(By.CSS_SELECTOR, "#limits-form select[name='kind']")).select_by_value("noop")
+    driver.find_element(By.CSS_SELECTOR, "#limits-form input[name='concurrency']").send_keys("3")
+    driver.find_element(By.CSS_SELECTOR, "#limits-form input[name='rate']").send_keys("10/m")
+    click(driver, "#limits-form button[type='submit']")
+    row = wait.until(lambda d: d.find_element(By.ID, "limits-noop"))
+    assert "10/m" in row.text and "3" in row.text, row.text
+    click(driver, "#limits-noop button")
+    wait.until(lambda d: not d.find_elements(By.ID, "limits-noop"))
+    step("a kind's limits are set from the Queues page, shown, and cleared")
 
 
 if __name__ == "__main__":
