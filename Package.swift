@@ -48,7 +48,7 @@ let package = Package(
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         // A target's data files (.yaml, .js, .css, .sql under its folder, each also in its `exclude:`)
         // built into it as `EmbeddedAssets` strings (EmbedFiles again): the OpenAPI document, the
-        // console's assets, the queue's schedule tick statement.
+        // console's assets, the queue's schedule tick statement and its count queries.
         .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         // The database itself: DatabaseURL (ATELIER_DATABASE_URL), the migrations and their
         // migrator, the schema version, ConfigurationError for bad settings.
@@ -70,7 +70,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Schedules/schedule_tick.sql", "Limits/set_kind_limits.sql"],
+            exclude: ["Inspection/count_jobs.sql", "Inspection/job_counts.sql", "Inspection/queue_depths.sql",
+                      "Limits/set_kind_limits.sql", "Schedules/schedule_tick.sql"],
             plugins: ["EmbedAssets"]
         ),
         // C codecs: libjpeg-turbo, libpng, libheif and libwebp behind a small C layer (errors as

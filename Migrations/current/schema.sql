@@ -235,6 +235,47 @@ END $$;
 
 
 --
+-- Name: atelier_count_jobs(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_count_jobs() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO job_count_deltas (queue, kind, state, n)
+        SELECT queue, kind, state, count(*) FROM new_jobs GROUP BY queue, kind, state;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO job_count_deltas (queue, kind, state, n)
+        SELECT queue, kind, state, -count(*) FROM old_jobs GROUP BY queue, kind, state;
+    ELSE
+        INSERT INTO job_count_deltas (queue, kind, state, n)
+        SELECT queue, kind, state, sum(n)
+          FROM (SELECT queue, kind, state, 1 AS n FROM new_jobs
+                UNION ALL
+                SELECT queue, kind, state, -1 FROM old_jobs) c
+         GROUP BY queue, kind, state
+        HAVING sum(n) <> 0;
+    END IF;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: atelier_count_jobs_truncated(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_count_jobs_truncated() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    DELETE FROM job_count_deltas;
+    DELETE FROM job_counts;
+    RETURN NULL;
+END $$;
+
+
+--
 -- Name: atelier_fair_tags(boolean, text[], integer[]); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -272,6 +313,26 @@ BEGIN
       FROM input i
       JOIN starts s ON s.owner IS NOT DISTINCT FROM i.owner AND s.priority = i.priority;
 END $$;
+
+
+--
+-- Name: atelier_fold_job_counts(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_fold_job_counts() RETURNS bigint
+    LANGUAGE sql
+    AS $$
+    WITH folded AS (
+        DELETE FROM job_count_deltas RETURNING queue, kind, state, n
+    ), sums AS (
+        SELECT queue, kind, state, sum(n) AS n, count(*) AS deltas FROM folded GROUP BY queue, kind, state
+    ), upserted AS (
+        INSERT INTO job_counts (queue, kind, state, n)
+        SELECT queue, kind, state, n FROM sums ORDER BY queue, kind, state
+            ON CONFLICT (queue, kind, state) DO UPDATE SET n = job_counts.n + excluded.n
+    )
+    SELECT coalesce(sum(deltas), 0)::bigint FROM sums
+$$;
 
 
 --
@@ -512,6 +573,54 @@ CREATE TABLE public.indexed_items (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT indexed_items_source_kind_check CHECK ((source_kind = ANY (ARRAY['image'::text, 'text'::text])))
 );
+
+
+--
+-- Name: job_count_deltas; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_count_deltas (
+    queue text NOT NULL,
+    kind text NOT NULL,
+    state text NOT NULL,
+    n bigint NOT NULL
+)
+WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='2000', autovacuum_vacuum_insert_scale_factor='0', autovacuum_vacuum_insert_threshold='2000');
+
+
+--
+-- Name: job_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_counts (
+    queue text NOT NULL,
+    kind text NOT NULL,
+    state text NOT NULL,
+    n bigint NOT NULL
+);
+
+
+--
+-- Name: job_counts_live; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.job_counts_live AS
+ SELECT queue,
+    kind,
+    state,
+    (sum(n))::bigint AS n
+   FROM ( SELECT job_counts.queue,
+            job_counts.kind,
+            job_counts.state,
+            job_counts.n
+           FROM public.job_counts
+        UNION ALL
+         SELECT job_count_deltas.queue,
+            job_count_deltas.kind,
+            job_count_deltas.state,
+            job_count_deltas.n
+           FROM public.job_count_deltas) c
+  GROUP BY queue, kind, state;
 
 
 --
@@ -851,6 +960,14 @@ ALTER TABLE ONLY public.indexed_items
 
 
 --
+-- Name: job_counts job_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_counts
+    ADD CONSTRAINT job_counts_pkey PRIMARY KEY (queue, kind, state);
+
+
+--
 -- Name: job_events job_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1053,6 +1170,13 @@ CREATE INDEX jobs_parent_idx ON public.jobs USING btree (parent_id) WHERE (paren
 
 
 --
+-- Name: jobs_queued_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_queued_idx ON public.jobs USING btree (queue, run_at) WHERE (state = 'queued'::text);
+
+
+--
 -- Name: jobs_run_alone_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1148,6 +1272,34 @@ CREATE TRIGGER app_tokens_notify AFTER DELETE OR UPDATE OF revoked_at ON public.
 --
 
 CREATE TRIGGER job_events_notify AFTER INSERT ON public.job_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION public.atelier_notify_job_events();
+
+
+--
+-- Name: jobs jobs_count_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_count_delete AFTER DELETE ON public.jobs REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.atelier_count_jobs();
+
+
+--
+-- Name: jobs jobs_count_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_count_insert AFTER INSERT ON public.jobs REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.atelier_count_jobs();
+
+
+--
+-- Name: jobs jobs_count_truncate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_count_truncate AFTER TRUNCATE ON public.jobs FOR EACH STATEMENT EXECUTE FUNCTION public.atelier_count_jobs_truncated();
+
+
+--
+-- Name: jobs jobs_count_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_count_update AFTER UPDATE ON public.jobs REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION public.atelier_count_jobs();
 
 
 --

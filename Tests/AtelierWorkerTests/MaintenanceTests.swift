@@ -45,6 +45,24 @@ final class MaintenanceTests: DatabaseTestCase {
 
     private func folder(_ id: UUID) -> String { BlobKey.jobFolder(id) }
 
+    func testTheLeaderFoldsTheJobCountsEveryTick() async throws {
+        let a = maintenance(), b = maintenance()
+        let ids = try await queue.enqueue((0..<5).map { _ in NewJob(kind: "k") }).map(\.id)
+        try await XCTAssertEqualAsync(try await queue.cancel(id: ids[0]), .cancelled)
+        let deltas = try await db.scalar("SELECT count(*)::int FROM job_count_deltas", as: Int.self)
+        XCTAssertEqual(deltas, 3, "the enqueue's one group, the cancel's two")
+        let first = await a.tick()
+        XCTAssertTrue(first.led)
+        XCTAssertEqual(first.folded, deltas)
+        let standby = await b.tick()
+        XCTAssertEqual(standby.folded, 0, "a standby folds nothing")
+        try await XCTAssertEqualAsync(try await db.scalar("SELECT count(*)::int FROM job_count_deltas", as: Int.self), 0)
+        try await XCTAssertEqualAsync(try await queue.countJobs(in: [.queued]), 4)
+        try await XCTAssertEqualAsync(try await queue.countJobs(in: [.cancelled]), 1)
+        await b.resign()
+        await a.resign()
+    }
+
     func testOnlyTheLockHolderLeads() async throws {
         let a = maintenance(), b = maintenance()
         // A dead worker's job: whoever leads rescues it, and only the leader does.

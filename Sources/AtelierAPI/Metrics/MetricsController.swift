@@ -4,8 +4,9 @@ import NIOCore
 
 /// `GET /metrics`: Prometheus text format (see ``APIMetrics``). Public like `/health`; put it
 /// behind your proxy's access rules if job counts are sensitive where you run. The job counts
-/// scan the jobs table, so they are read at most once every `maxAge` (5 s) and shared by every
-/// scrape in between; request counters are always current.
+/// are kept with the jobs (constant time), but the run times read the last 15 minutes' finished
+/// jobs, so the figures are read at most once every `maxAge` (5 s) and shared by every scrape in
+/// between; request counters are always current.
 struct MetricsController: Sendable {
     let metrics: APIMetrics
     let snapshot: SharedRecentResult<MetricsSnapshot>

@@ -104,12 +104,12 @@ extension JobQueue {
 }
 
 extension JobQueue {
-    /// How many jobs are in any of `states` (all jobs when empty).
+    /// How many jobs are in any of `states` (all jobs when empty), from the counts kept with the
+    /// jobs (`count_jobs.sql`): exact, in constant time.
     public func countJobs(in states: [JobState]) async throws -> Int {
-        let names = states.map(\.rawValue)
-        return try await scalar("""
-            SELECT count(*)::int FROM jobs WHERE cardinality(\(names)::text[]) = 0 OR state = ANY(\(names)::text[])
-            """, as: Int.self) ?? 0
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(states.map(\.rawValue))
+        return try await scalar(PostgresQuery(unsafeSQL: EmbeddedAssets.countJobsSql, binds: bindings), as: Int.self) ?? 0
     }
 }
 

@@ -16,21 +16,19 @@ public struct MetricsSnapshot: Sendable {
 extension JobQueue {
     public func metricsSnapshot() async throws -> MetricsSnapshot {
         var snapshot = MetricsSnapshot()
-        let counts = try await client.query("""
-            SELECT k.kind, s.state, count(j.id)::int
-              FROM (SELECT DISTINCT kind FROM jobs) k
-             CROSS JOIN unnest(ARRAY['queued','running','succeeded','failed','cancelled']) AS s(state)
-              LEFT JOIN jobs j ON j.kind = k.kind AND j.state = s.state
-             GROUP BY k.kind, s.state ORDER BY 1, 2
-            """, logger: logger)
-        for try await (kind, state, count) in counts.decode((String, String, Int).self) {
-            snapshot.jobCounts.append(.init(kind: kind, state: state, count: count))
+        // Every state of every kind that has a job, zeros included, from the counts kept with
+        // the jobs; the depth of each queue with ready jobs from the queue depths (QueueStats).
+        let counts = try await jobCounts()
+        for kind in Set(counts.map(\.kind)).sorted() {
+            for state in JobState.allCases.map(\.rawValue).sorted() {
+                let count = counts.first { $0.kind == kind && $0.state.rawValue == state }?.count ?? 0
+                snapshot.jobCounts.append(.init(kind: kind, state: state, count: count))
+            }
         }
-        let depths = try await client.query("""
-            SELECT queue, count(*)::int FROM jobs WHERE state = 'queued' AND run_at <= now() GROUP BY queue ORDER BY 1
-            """, logger: logger)
-        for try await (queue, count) in depths.decode((String, Int).self) {
-            snapshot.queueDepths.append(.init(queue: queue, count: count))
+        for try await (queue, _, ready, _, _, _) in try await client.query(
+            PostgresQuery(unsafeSQL: EmbeddedAssets.queueDepthsSql), logger: logger
+        ).decode((String, Bool, Int, Int, Int, Double).self) where ready > 0 {
+            snapshot.queueDepths.append(.init(queue: queue, count: ready))
         }
         let times = try await client.query("""
             SELECT kind,

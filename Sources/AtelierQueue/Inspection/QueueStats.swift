@@ -36,34 +36,13 @@ public struct QueueStats: Sendable, Equatable {
 
 extension JobQueue {
     public func stats(minutes: Int = 5) async throws -> QueueStats {
-        var counts: [QueueStats.Count] = []
-        for try await (kind, state, count) in try await client.query("""
-            SELECT kind, state, count(*)::int FROM jobs GROUP BY kind, state ORDER BY kind, state
-            """, logger: logger).decode((String, String, Int).self) {
-            counts.append(.init(kind: kind, state: JobState(rawValue: state) ?? .failed, count: count))
-        }
-
+        let counts = try await jobCounts()
+        // Queue depths from the same counts plus an index walk of the scheduled jobs only
+        // (queue_depths.sql): the cost does not grow with the finished jobs the table keeps.
         var queues: [QueueStats.QueueDepth] = []
-        // Queued and running rows are read through their partial indexes (jobs_claim_idx,
-        // jobs_running_idx), one state at a time: `state IN (…)` made PostgreSQL scan the whole
-        // table, slower the more jobs it holds (BENCHMARKS.md, "Operator console").
-        for try await (queue, paused, ready, scheduled, running, age) in try await client.query("""
-            WITH active AS (
-                SELECT queue, state, run_at FROM jobs WHERE state = 'queued'
-                UNION ALL
-                SELECT queue, state, run_at FROM jobs WHERE state = 'running'
-            )
-            SELECT n.name, coalesce(q.paused, false),
-                   count(a.queue) FILTER (WHERE a.state = 'queued' AND a.run_at <= now())::int,
-                   count(a.queue) FILTER (WHERE a.state = 'queued' AND a.run_at > now())::int,
-                   count(a.queue) FILTER (WHERE a.state = 'running')::int,
-                   coalesce(extract(epoch FROM now() - min(a.run_at) FILTER (
-                       WHERE a.state = 'queued' AND a.run_at <= now())), 0)::float8
-              FROM (SELECT DISTINCT queue AS name FROM active UNION SELECT name FROM queues) n
-              LEFT JOIN queues q ON q.name = n.name
-              LEFT JOIN active a ON a.queue = n.name
-             GROUP BY n.name, q.paused ORDER BY n.name
-            """, logger: logger).decode((String, Bool, Int, Int, Int, Double).self) {
+        for try await (queue, paused, ready, scheduled, running, age) in try await client.query(
+            PostgresQuery(unsafeSQL: EmbeddedAssets.queueDepthsSql), logger: logger
+        ).decode((String, Bool, Int, Int, Int, Double).self) {
             queues.append(.init(queue: queue, paused: paused, ready: ready, scheduled: scheduled,
                                 running: running, oldestReadyAgeSeconds: age))
         }
@@ -81,5 +60,18 @@ extension JobQueue {
             throughput.append(.init(minute: minute, succeeded: succeeded, failed: failed))
         }
         return QueueStats(counts: counts, queues: queues, throughput: throughput)
+    }
+
+    /// Jobs by kind and state (pairs counting zero left out), from the counts kept with the jobs
+    /// (`job_counts.sql`, docs/architecture.md §2.7b): exact, and as quick at ten million jobs as
+    /// at ten.
+    package func jobCounts() async throws -> [QueueStats.Count] {
+        var counts: [QueueStats.Count] = []
+        for try await (kind, state, count) in try await client.query(
+            PostgresQuery(unsafeSQL: EmbeddedAssets.jobCountsSql), logger: logger
+        ).decode((String, String, Int).self) {
+            counts.append(.init(kind: kind, state: JobState(rawValue: state) ?? .failed, count: count))
+        }
+        return counts
     }
 }

@@ -10,8 +10,10 @@ import Synchronization
 /// Every worker process runs it (``run()``: a ``tick()`` as it starts, then each
 /// `rescueInterval`); in a tick the lock's holder does what is due, and a standby does nothing:
 ///
-/// - every tick: the ``Rescuer`` (jobs of dead workers back to the queue, poison pills failed)
-///   and the ``ScheduleTicker`` (the jobs of cron schedules whose tick has come);
+/// - every tick: the job counts' fold (the deltas the jobs' triggers appended, added to
+///   `job_counts`: `JobQueue.foldJobCounts`), the ``Rescuer`` (jobs of dead workers back to the
+///   queue, poison pills failed) and the ``ScheduleTicker`` (the jobs of cron schedules whose
+///   tick has come);
 /// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers), the ``JobPurger``
 ///   (finished jobs past retention, with their blobs) and the ``SignInPurger`` (expired refresh
 ///   tokens and spent identity tokens);
@@ -20,6 +22,7 @@ final class Maintenance: Sendable {
     /// What one tick did.
     struct Report: Sendable, Equatable {
         var led = false
+        var folded = 0
         var rescued = 0
         var scheduled = 0
         var purged = 0
@@ -36,6 +39,7 @@ final class Maintenance: Sendable {
 
     private let configuration: WorkerConfiguration
     private let logger: Logger
+    private let queue: JobQueue
     private let leader: LeaderLock
     private let rescuer: Rescuer
     private let ticker: ScheduleTicker
@@ -50,6 +54,7 @@ final class Maintenance: Sendable {
     init(queue: JobQueue, configuration: WorkerConfiguration, blobs: (any BlobStore)?, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        self.queue = queue
         self.leader = LeaderLock(url: queue.url, logger: logger)
         self.rescuer = Rescuer(queue: queue, crashLimit: configuration.crashLimit, logger: logger)
         self.ticker = ScheduleTicker(queue: queue, logger: logger)
@@ -87,6 +92,9 @@ final class Maintenance: Sendable {
         guard await leader.tryLead() else { return report }
         report.led = true
         do {
+            // First, so that no other chore's failure leaves the deltas to pile up: readers sum
+            // the ones not folded yet, so their cost is the deltas since the last fold.
+            report.folded = try await queue.foldJobCounts()
             report.rescued = try await rescuer.rescue()
             report.scheduled = try await ticker.run(now: now)
             if due(\.lastHousekeeping, every: Self.housekeepingInterval) {
