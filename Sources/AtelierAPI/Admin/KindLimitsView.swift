@@ -82,8 +82,3 @@ package struct KindLimitsView: Encodable {
 struct KindLimitsListView: Encodable {
     var limits: [KindLimitsView]
 }
-
-extension KindLimitsView {
-    /// The API's JSON for `value` (keys sorted, ISO 8601 dates), for the CLI's `--json`.
-    package static func encode(_ value: some Encodable) throws -> Data { try APIJSON.encode(value) }
-}

@@ -76,11 +76,11 @@ struct LimitsSection: Sendable {
         func text(_ name: String) -> String? {
             form[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         }
+        // Numbers are only read here; their ranges are the queue's (KindLimitsChange.validate,
+        // whose refusal `save` shows as this page's 400).
         func count(_ name: String, _ label: String) throws -> KindLimitsChange.Field<Int> {
             guard let value = text(name) else { return .remove }
-            guard let number = Int(value), (1...KindLimits.maxConcurrency).contains(number) else {
-                throw ConsoleError.badRequest("\(label) must be a whole number within 1…\(KindLimits.maxConcurrency), or empty.")
-            }
+            guard let number = Int(value) else { throw ConsoleError.badRequest("\(label) must be a whole number, or empty.") }
             return .set(number)
         }
         var change = KindLimitsChange(kind: kind, concurrency: try count("concurrency", "Concurrency"),
@@ -93,8 +93,8 @@ struct LimitsSection: Sendable {
             }
         }
         if let value = text("timeout_s") {
-            guard let seconds = Double(value), seconds >= 0.001, seconds <= KindLimits.maxTimeout.seconds else {
-                throw ConsoleError.badRequest("Timeout is a number of seconds within 0.001…86400, or empty.")
+            guard let seconds = Double(value), seconds.isFinite, abs(seconds) <= 1e9 else {
+                throw ConsoleError.badRequest("Timeout is a number of seconds, or empty.")
             }
             change.timeout = .set(.milliseconds(Int64((seconds * 1000).rounded())))
         }

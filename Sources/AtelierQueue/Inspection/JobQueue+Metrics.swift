@@ -18,11 +18,11 @@ extension JobQueue {
         var snapshot = MetricsSnapshot()
         // Every state of every kind that has a job, zeros included, from the counts kept with
         // the jobs; the depth of each queue with ready jobs from the queue depths (QueueStats).
-        let counts = try await jobCounts()
-        for kind in Set(counts.map(\.kind)).sorted() {
+        var counts: [String: [String: Int]] = [:]
+        for count in try await jobCounts() { counts[count.kind, default: [:]][count.state.rawValue] = count.count }
+        for (kind, byState) in counts.sorted(by: { $0.key < $1.key }) {
             for state in JobState.allCases.map(\.rawValue).sorted() {
-                let count = counts.first { $0.kind == kind && $0.state.rawValue == state }?.count ?? 0
-                snapshot.jobCounts.append(.init(kind: kind, state: state, count: count))
+                snapshot.jobCounts.append(.init(kind: kind, state: state, count: byState[state] ?? 0))
             }
         }
         for try await (queue, _, ready, _, _, _) in try await client.query(

@@ -38,8 +38,13 @@ public struct KindLimits: Sendable, Equatable {
         if let concurrency { parts.append("concurrency \(concurrency)") }
         if let ownerConcurrency { parts.append("per owner \(ownerConcurrency)") }
         if let rate { parts.append("rate \(rate)") }
-        if let timeout { parts.append("timeout \(timeout.seconds.formatted(.number.precision(.fractionLength(0...3))))s") }
+        if let timeoutText { parts.append("timeout \(timeoutText)") }
         return parts.joined(separator: ", ")
+    }
+
+    /// The timeout as the CLI prints it: `90s`, `0.25s`.
+    package var timeoutText: String? {
+        timeout.map { "\($0.seconds.formatted(.number.precision(.fractionLength(0...3))))s" }
     }
 }
 

@@ -92,7 +92,7 @@ struct LimitsCommand: AsyncParsableCommand {
                 var table = Table("KIND", "CONCURRENCY", "PER OWNER", "RATE", "TIMEOUT", "SET BY")
                 for l in limits {
                     table.add(l.kind, l.concurrency.map(String.init) ?? "-", l.ownerConcurrency.map(String.init) ?? "-",
-                              l.rate?.description ?? "-", l.timeout.map { "\($0.seconds.formatted(.number.precision(.fractionLength(0...3))))s" } ?? "-",
+                              l.rate?.description ?? "-", l.timeoutText ?? "-",
                               l.updatedBy)
                 }
                 say(table.render())
@@ -115,7 +115,7 @@ struct LimitsCommand: AsyncParsableCommand {
     }
 
     static func printJSON(_ value: some Encodable) {
-        guard let data = try? KindLimitsView.encode(value), let object = try? JSONSerialization.jsonObject(with: data) else { return }
+        guard let data = try? APIJSON.encode(value), let object = try? JSONSerialization.jsonObject(with: data) else { return }
         JSONOutput.print(object)
     }
 }
