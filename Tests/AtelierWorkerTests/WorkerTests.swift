@@ -2,6 +2,7 @@ import AtelierTestSupport
 import AtelierQueue
 @testable import AtelierWorker
 import Foundation
+import Synchronization
 import XCTest
 
 /// The worker runtime in-process: retries, permanent failures, cancellation of running jobs,
@@ -244,5 +245,57 @@ private struct StubbornHandler: JobHandler {
         try await context.progress(10, step: "stuck")
         await gate.wait()
         return .none
+    }
+}
+
+/// A backlog drained with and without claims riding on completion flushes (migration 0023):
+/// every job runs once, and the handlers never run more at once than the worker's concurrency.
+final class WorkerRefillTests: DatabaseTestCase {
+    /// Counts the handlers running at once and how often each job ran.
+    private final class Tally: Sendable {
+        private let state = Mutex<(now: Int, most: Int, runs: [UUID: Int])>((0, 0, [:]))
+        func begin(_ id: UUID) { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now); $0.runs[id, default: 0] += 1 } }
+        func end() { state.withLock { $0.now -= 1 } }
+        var most: Int { state.withLock { $0.most } }
+        var runs: [UUID: Int] { state.withLock { $0.runs } }
+    }
+
+    private struct Counted: JobHandler {
+        let kind = "counted"
+        let tally: Tally
+        func run(_ context: JobContext) async throws -> JobResult {
+            tally.begin(context.job.id)
+            defer { tally.end() }
+            for _ in 0..<3 { await Task.yield() }
+            return .none
+        }
+    }
+
+    private func drain(claimWithCompletions: Bool) async throws {
+        let tally = Tally()
+        let ids = try await queue.enqueue((0..<120).map { _ in NewJob(kind: "counted") }).map(\.id)
+        let worker = try InProcessWorker.start(db, handlers: [Counted(tally: tally)]) {
+            $0.concurrency = 6
+            $0.claimWithCompletions = claimWithCompletions
+        }
+        try await db.eventually("120 jobs to succeed", timeout: .seconds(120)) {
+            try await self.db.scalar("SELECT count(*)::int FROM jobs WHERE state = 'succeeded'", as: Int.self) == 120
+        }
+        try await worker.stop()
+        XCTAssertEqual(tally.runs.count, 120)
+        XCTAssertEqual(Set(tally.runs.keys), Set(ids))
+        XCTAssertEqual(Set(tally.runs.values), [1], "each job ran once")
+        XCTAssertLessThanOrEqual(tally.most, 6)
+        try await XCTAssertEqualAsync(try await db.scalar("SELECT max(attempt)::int FROM jobs", as: Int.self), 1)
+        try await XCTAssertEqualAsync(
+            try await db.scalar("SELECT count(*)::int FROM job_events WHERE type = 'running'", as: Int.self), 120)
+    }
+
+    func testABacklogRunsEachJobOnceWithClaimsOnCompletion() async throws {
+        try await drain(claimWithCompletions: true)
+    }
+
+    func testABacklogRunsEachJobOnceWithTheClaimLoopAlone() async throws {
+        try await drain(claimWithCompletions: false)
     }
 }

@@ -32,19 +32,17 @@ extension JobQueue {
         worker: String, queues: [String], kinds: [String], limit: Int, lease: Duration,
         isolationWait: Duration = JobQueue.defaultIsolationWait
     ) async throws -> [ClaimedJob] {
-        guard limit > 0, !queues.isEmpty, !kinds.isEmpty else { return [] }
-        let statement = ClaimStatement(worker: worker, queues: queues, kinds: kinds, limit: limit,
-                                       leaseMilliseconds: lease.milliseconds, isolationWaitMilliseconds: isolationWait.milliseconds,
-                                       fairShare: fairShare)
+        try await claim(ClaimRequest(worker: worker, queues: queues, kinds: kinds, limit: limit, lease: lease,
+                                     isolationWait: isolationWait))
+    }
+
+    /// Claims what `request` asks for; see ``claim(worker:queues:kinds:limit:lease:isolationWait:)``.
+    package func claim(_ request: ClaimRequest) async throws -> [ClaimedJob] {
+        guard !request.isEmpty else { return [] }
+        let statement = ClaimStatement(request: request, fairShare: fairShare)
         var jobs: [ClaimedJob] = []
-        for try await (id, kind, queue, priority, owner, payload, attempt, maxAttempts, requestID, createdAt, crashes, snoozes, snoozeStreak, runAlone, timeoutMilliseconds, kindTimeoutMilliseconds)
-            in try await client.execute(statement, logger: logger) {
-            jobs.append(ClaimedJob(
-                id: id, kind: kind, queue: queue, priority: priority, owner: owner, payload: payload,
-                attempt: attempt, maxAttempts: maxAttempts, requestID: requestID, createdAt: createdAt,
-                leaseOwner: worker, crashes: crashes, snoozes: snoozes, snoozeStreak: snoozeStreak, runAlone: runAlone,
-                timeout: timeoutMilliseconds.map { .milliseconds($0) },
-                kindTimeout: kindTimeoutMilliseconds.map { .milliseconds($0) }))
+        for try await row in try await client.execute(statement, logger: logger) {
+            jobs.append(row)
         }
         return jobs
     }
@@ -55,24 +53,47 @@ private struct ClaimStatement: PostgresPreparedStatement {
     static let name = "atelier_claim_v7"
     static let sql = "SELECT * FROM atelier_claim($1, $2::text[], $3::text[], $4::integer, $5::bigint, $6::bigint, $7::boolean)"
 
-    typealias Row = (UUID, String, String, Int, String, String, Int, Int, String?, Date, Int, Int, Int, Bool, Int?, Int?)
+    typealias Row = ClaimedJob
 
-    var worker: String, queues: [String], kinds: [String], limit: Int, leaseMilliseconds: Int64, isolationWaitMilliseconds: Int64
+    var request: ClaimRequest
     var fairShare: Bool
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 7)
+        request.bind(to: &bindings, fairShare: fairShare)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> ClaimedJob {
+        try ClaimedJob(claimRow: row.makeRandomAccess(), from: 0, worker: request.worker)
+    }
+}
+
+extension ClaimRequest {
+    /// `atelier_claim`'s parameters after the worker's: queues, kinds, limit, lease, isolation wait, fair.
+    func bind(to bindings: inout PostgresBindings, fairShare: Bool) {
         bindings.append(worker)
         bindings.append(queues)
         bindings.append(kinds)
         bindings.append(limit)
-        bindings.append(leaseMilliseconds)
-        bindings.append(isolationWaitMilliseconds)
+        bindings.append(lease.milliseconds)
+        bindings.append(isolationWait.milliseconds)
         bindings.append(fairShare)
-        return bindings
     }
+}
 
-    func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode(Row.self)
+extension ClaimedJob {
+    /// A row of `atelier_claim`'s table (its 16 columns from `first` on), leased to `worker`.
+    init(claimRow row: PostgresRandomAccessRow, from first: Int, worker: String) throws {
+        func column<Value: PostgresDecodable>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
+            try row[first + index].decode(Value.self)
+        }
+        self.init(
+            id: try column(0), kind: try column(1), queue: try column(2), priority: try column(3),
+            owner: try column(4), payload: try column(5), attempt: try column(6), maxAttempts: try column(7),
+            requestID: try column(8), createdAt: try column(9), leaseOwner: worker, crashes: try column(10),
+            snoozes: try column(11), snoozeStreak: try column(12), runAlone: try column(13),
+            timeout: try column(14, as: Int?.self).map { .milliseconds($0) },
+            kindTimeout: try column(15, as: Int?.self).map { .milliseconds($0) })
     }
 }

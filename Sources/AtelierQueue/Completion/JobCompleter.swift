@@ -8,6 +8,10 @@ import Synchronization
 /// latency); while a write is in flight, the completions that arrive meanwhile wait and go
 /// together in the next one (highest throughput). Each caller learns whether its own
 /// completion landed or was refused by the lease fence.
+///
+/// Refill (migration 0023): when the worker has slots to fill (``CompletionRefill``), a flush
+/// claims its next jobs in the same statement and commit, so a busy worker spends one round trip
+/// per batch instead of a completion and a claim.
 package final class JobCompleter: Sendable {
     private struct Pending {
         var completion: Completion
@@ -22,12 +26,14 @@ package final class JobCompleter: Sendable {
     private let queue: JobQueue
     private let worker: String
     private let maxBatch: Int
+    private let refill: (any CompletionRefill)?
     private let state = Mutex(State())
 
-    package init(queue: JobQueue, worker: String, maxBatch: Int = 500) {
+    package init(queue: JobQueue, worker: String, maxBatch: Int = 500, refill: (any CompletionRefill)? = nil) {
         self.queue = queue
         self.worker = worker
         self.maxBatch = maxBatch
+        self.refill = refill
     }
 
     /// Records `completion`; returns `true` if it landed, `false` if the fence refused it
@@ -48,6 +54,9 @@ package final class JobCompleter: Sendable {
 
     private func flushLoop() async {
         while true {
+            // Let the jobs that finished with this one reach `complete` first: a batch of jobs
+            // finishing together then goes in one flush, not one alone and the rest after it.
+            await Task.yield()
             let batch = state.withLock { state -> [Pending] in
                 let count = min(state.pending.count, maxBatch)
                 let batch = Array(state.pending.prefix(count))
@@ -56,20 +65,32 @@ package final class JobCompleter: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
-            let landed = await write(batch.map(\.completion))
+            let landed = await write(batch.map(\.completion), claim: refill?.reserveClaim())
             for item in batch {
                 item.continuation.resume(returning: landed.contains(item.completion.jobID))
             }
         }
     }
 
-    /// Writes one batch, retrying for a while if the database is briefly unavailable.
-    /// Giving up is safe: the leases expire and the jobs run again elsewhere.
-    private func write(_ completions: [Completion]) async -> Set<UUID> {
+    /// Writes one batch, with `claim` if there is one, retrying for a while if the database is
+    /// briefly unavailable. Giving up is safe: the leases expire and the jobs run again
+    /// elsewhere. The claim rides on the first try only: after an error its slots go back to
+    /// the worker (whose own claim loop then fills them) and the retries write completions alone.
+    private func write(_ completions: [Completion], claim: ClaimRequest?) async -> Set<UUID> {
+        var claim = claim
         var delay = Duration.milliseconds(100)
         for attempt in 1...8 {
             do {
-                return try await queue.complete(completions, worker: worker)
+                guard let request = claim else { return try await queue.complete(completions, worker: worker) }
+                claim = nil
+                do {
+                    let (landed, claimed) = try await queue.complete(completions, thenClaim: request)
+                    refill?.deliver(claimed, for: request)
+                    return landed
+                } catch {
+                    refill?.cancel(request)
+                    throw error
+                }
             } catch let error as QueueError {
                 queue.logger.error("refused job completions", metadata: ["error": "\(error.message)"])
                 return []
@@ -83,4 +104,16 @@ package final class JobCompleter: Sendable {
         }
         return []
     }
+}
+
+/// A worker's free slots, as a completion flush sees them: it may claim for them in its own round
+/// trip (``JobQueue/complete(_:thenClaim:)``).
+package protocol CompletionRefill: Sendable {
+    /// A claim to send with the next flush, its limit the free slots now reserved for it; nil:
+    /// send none (no backlog, too few slots free, the worker is stopping).
+    func reserveClaim() -> ClaimRequest?
+    /// What that claim took (possibly nothing); the slots it did not fill are free again.
+    func deliver(_ jobs: [ClaimedJob], for request: ClaimRequest)
+    /// The claim failed (nothing of the flush was written): its slots are free again.
+    func cancel(_ request: ClaimRequest)
 }

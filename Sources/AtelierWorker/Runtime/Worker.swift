@@ -27,14 +27,13 @@ public final class Worker: Service, Sendable {
     private let handlers: HandlerRegistry
     private let configuration: WorkerConfiguration
     private let logger: Logger
-    private let running = RunningJobs()
+    private let slots: WorkerSlots
+    private var running: RunningJobs { slots.running }
     private let doorbell = Doorbell()
     private let stopping = Atomic<Bool>(false)
     /// A handler was abandoned: once drained, `run` throws instead of returning.
     private let abandoned = Mutex<String?>(nil)
     private let processed = Atomic<Int64>(0)
-    /// A job marked to run alone is running (or its completion is being written): claim nothing.
-    private let runningAlone = Atomic<Bool>(false)
     private let completer: JobCompleter
     /// Where jobs keep their files; purged jobs' folders are removed with them.
     private let blobs: (any BlobStore)?
@@ -50,7 +49,12 @@ public final class Worker: Service, Sendable {
         var logger = logger
         logger[metadataKey: "worker"] = "\(id)"
         self.logger = logger
-        self.completer = JobCompleter(queue: queue, worker: id)
+        self.slots = WorkerSlots(
+            concurrency: configuration.concurrency,
+            template: ClaimRequest(worker: id, queues: configuration.queues, kinds: handlers.kinds, limit: 0,
+                                   lease: configuration.lease, isolationWait: configuration.isolationWait),
+            doorbell: doorbell, refillsOnCompletion: configuration.claimWithCompletions)
+        self.completer = JobCompleter(queue: queue, worker: id, refill: configuration.claimWithCompletions ? slots : nil)
         self.blobs = blobs
     }
 
@@ -60,6 +64,7 @@ public final class Worker: Service, Sendable {
     /// Asks the worker to drain and stop (what SIGTERM does).
     public func stop() {
         stopping.store(true, ordering: .releasing)
+        slots.close()
         doorbell.ring()
     }
 
@@ -114,8 +119,10 @@ public final class Worker: Service, Sendable {
     ///
     /// Refill in batches: after a claim that filled every free slot (a backlog), the next claim
     /// waits until `refillThreshold` slots are free instead of claiming one job per finished
-    /// job, so a busy worker spends one claim statement per batch, not per job. When the queue
-    /// ran dry, any free slot claims as soon as a notification or the poll says there is work.
+    /// job, so a busy worker spends one claim per batch, not per job — and that claim rides on
+    /// the completion flush of the jobs that freed the slots (``WorkerSlots``, migration 0023),
+    /// so a batch costs one round trip. When the queue ran dry, any free slot claims as soon as a
+    /// notification or the poll says there is work.
     ///
     /// Isolation (migration 0013): a job whose worker died under it comes back marked to run
     /// alone. The claim gives it only to a worker that runs nothing (and then alone), so while it
@@ -125,25 +132,22 @@ public final class Worker: Service, Sendable {
     /// up a waiting marked job at once.
     private func claimLoop() async {
         await withDiscardingTaskGroup { jobs in
+            func start(_ started: [(ClaimedJob, StopSignal)]) {
+                for (job, signal) in started {
+                    jobs.addTask { await self.runJob(job, signal: signal) }
+                }
+            }
             var backoff = Duration.milliseconds(100)
-            var backlog = false
             while !isStopping && !Task.isCancelled {
-                let free = configuration.concurrency - running.count
-                if free >= (backlog ? refillThreshold : 1) && !runningAlone.load(ordering: .acquiring) {
+                start(slots.takeDelivered())
+                if let request = slots.reserve(atLeast: slots.backlog ? slots.refillThreshold : 1) {
                     do {
-                        let claimed = try await queue.claim(
-                            worker: id, queues: configuration.queues, kinds: handlers.kinds,
-                            limit: free, lease: configuration.lease, isolationWait: configuration.isolationWait)
+                        let claimed = try await queue.claim(request)
                         backoff = .milliseconds(100)
-                        if claimed.contains(where: \.runAlone) { runningAlone.store(true, ordering: .releasing) }
-                        for job in claimed {
-                            let signal = StopSignal()
-                            running.add(job, signal: signal)
-                            jobs.addTask { await self.runJob(job, signal: signal) }
-                        }
-                        backlog = claimed.count == free
-                        if backlog && running.count <= configuration.concurrency - refillThreshold { continue }
+                        start(slots.fill(claimed, for: request))
+                        if slots.backlog && slots.free >= slots.refillThreshold { continue }
                     } catch {
+                        slots.release(request)
                         logger.warning("claim failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
                         try? await Task.sleep(for: backoff)
                         backoff = min(backoff * 2, .seconds(5))
@@ -152,22 +156,25 @@ public final class Worker: Service, Sendable {
                 }
                 await doorbell.wait(timeout: configuration.pollInterval)
             }
-            await drain()
+            // Flushes in flight when the worker stopped may still deliver jobs: they run too.
+            start(slots.takeDelivered())
+            await drain { start(slots.takeDelivered()) }
         }
     }
-
-    /// Free slots that make a busy worker claim again: half its concurrency.
-    private var refillThreshold: Int { max(1, configuration.concurrency / 2) }
 
     private func runJob(_ job: ClaimedJob, signal: StopSignal) async {
         let executor = JobExecutor(queue: queue, handlers: handlers, logger: logger, stopGrace: configuration.stopGrace)
         let executed = await executor.execute(job, stopSignal: signal)
         let outcome = executed.outcome
-        // The slot frees when the handler returns, not when its completion is written: the next
-        // claim overlaps this write. (The drain still waits for the write: it is a child task.)
-        let before = running.remove(job.id)
-        // Exactly one finishing job sees the count cross the refill mark: it wakes the claim loop.
-        if before == configuration.concurrency - refillThreshold + 1 { doorbell.ring() }
+        // The slot frees when the handler returns, not when its completion is written: the flush
+        // that writes it claims for the slot (or the claim loop does, overlapping the write). The
+        // drain still waits for the write: this is a child task.
+        let before = slots.finished(job)
+        // Exactly one finishing job sees the count cross the refill mark: it wakes the claim loop,
+        // unless its completion's flush will claim (a backlog).
+        if before == configuration.concurrency - slots.refillThreshold + 1 && (outcome == nil || !slots.flushRefills) {
+            doorbell.ring()
+        }
         if let outcome {
             let landed = await completer.complete(Completion(job: job, outcome: outcome))
             if !landed {
@@ -183,18 +190,19 @@ public final class Worker: Service, Sendable {
         }
         // The database now sees this worker idle (or no longer holding a job to run alone): the
         // claim may give it a marked job, or more jobs after one. Claim now, not at the next poll.
-        if job.runAlone { runningAlone.store(false, ordering: .releasing) }
         if job.runAlone || running.count == 0 { doorbell.ring() }
     }
 
     /// Lets running jobs finish for `drainTimeout`, then stops the rest (they are released).
-    private func drain() async {
+    /// `startDelivered` starts the jobs a flush in flight claimed meanwhile.
+    private func drain(startDelivered: () -> Void) async {
         let deadline = ContinuousClock.now + configuration.drainTimeout
         if running.count > 0 {
             logger.info("draining", metadata: ["running": "\(running.count)", "timeout": "\(configuration.drainTimeout)"])
         }
         while running.count > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
+            startDelivered()
         }
         guard running.count > 0 else { return }
         logger.warning("drain timeout: stopping and releasing running jobs", metadata: ["running": "\(running.count)"])

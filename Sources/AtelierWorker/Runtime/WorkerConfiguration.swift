@@ -38,6 +38,10 @@ public struct WorkerConfiguration: Sendable {
     public var stopGrace: Duration = .seconds(30)
     /// If a handler ignores cancellation past drain, release its job in the database and exit the process.
     public var exitIfDrainHangs: Bool = true
+    /// While the queue has a backlog, the flush that records finished jobs claims the next ones
+    /// in the same round trip (migration 0023); off, the claim loop alone claims, in a round trip
+    /// of its own (`ATELIER_CLAIM_WITH_COMPLETIONS=off`: the behaviour before, for comparison).
+    public var claimWithCompletions: Bool = true
     public var version: String = "dev"
 
     public init() {}

@@ -19,7 +19,8 @@ struct WorkCommand: AsyncParsableCommand {
             long after is abandoned, its job handed back, and the process exits with status 75 to be replaced),
             ATELIER_RETENTION (e.g. 7d; 0 keeps finished jobs forever),
             ATELIER_CRASH_LIMIT (5), ATELIER_ISOLATION_WAIT (5s), ATELIER_ORPHAN_GRACE (1h; 0 turns the orphan sweep off),
-            ATELIER_SWEEP_INTERVAL (10m), ATELIER_DATA_DIR (blobs for image jobs),
+            ATELIER_SWEEP_INTERVAL (10m), ATELIER_CLAIM_WITH_COMPLETIONS (on: a flush of finished jobs claims
+            the next ones in the same round trip), ATELIER_DATA_DIR (blobs for image jobs),
             ATELIER_BLOB_STORE (local | s3, with ATELIER_S3_*).
             """)
 
@@ -53,6 +54,7 @@ struct WorkCommand: AsyncParsableCommand {
                 configuration.orphanGrace = grace == .zero ? nil : grace
             }
             configuration.sweepInterval = try settings.duration("ATELIER_SWEEP_INTERVAL") ?? configuration.sweepInterval
+            configuration.claimWithCompletions = try settings.bool("ATELIER_CLAIM_WITH_COMPLETIONS") ?? true
             try configuration.validate()
             let processes = try self.processes ?? settings.int("ATELIER_WORKER_PROCESSES") ?? 1
             guard (1...256).contains(processes) else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }
