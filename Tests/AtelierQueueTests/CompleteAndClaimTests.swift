@@ -135,13 +135,39 @@ final class CompleteAndClaimTests: DatabaseTestCase {
         try await XCTAssertEqualAsync(try await count("running"), 3)
         try await XCTAssertEqualAsync(try await count("succeeded"), 1)
     }
+
+    /// A flush in flight when its worker began to stop: what it claimed goes straight back to
+    /// the queue with its attempt given back, as a drain hands back a job it stops.
+    func testJobsClaimedForAStoppingWorkerGoBackToTheQueue() async throws {
+        _ = try await enqueue(4)
+        let held = try await queue.claim(request(1))
+        let refill = RecordingRefill(request(3), refusing: true)
+        let completer = JobCompleter(queue: queue, worker: "w1", refill: refill)
+        let landed = await completer.complete(succeeded(held)[0])
+        XCTAssertTrue(landed)
+        let (claimed, _) = refill.record
+        XCTAssertEqual(claimed.count, 3)
+        try await XCTAssertEqualAsync(try await count("running"), 0)
+        try await XCTAssertEqualAsync(try await count("queued"), 3)
+        for job in claimed {
+            let back = try await queue.job(id: job.id)
+            XCTAssertEqual(back.attempt, 0, "the attempt was given back")
+            let types = try await queue.events(jobID: job.id).map(\.type)
+            XCTAssertEqual(types.suffix(2), ["running", "requeued"])
+        }
+    }
 }
 
-/// A worker's slots as a test sets them: one claim of `request` for the first flush, then none.
+/// A worker's slots as a test sets them: one claim of `request` for the first flush, then none;
+/// `refusing`: the worker has begun to stop and takes none of what was claimed.
 private final class RecordingRefill: CompletionRefill {
     private let state: Mutex<(request: ClaimRequest?, delivered: [ClaimedJob], cancelled: Int)>
+    private let refusing: Bool
 
-    init(_ request: ClaimRequest) { state = Mutex((request, [], 0)) }
+    init(_ request: ClaimRequest, refusing: Bool = false) {
+        state = Mutex((request, [], 0))
+        self.refusing = refusing
+    }
 
     var record: ([ClaimedJob], Int) { state.withLock { ($0.delivered, $0.cancelled) } }
 
@@ -152,8 +178,9 @@ private final class RecordingRefill: CompletionRefill {
         }
     }
 
-    func deliver(_ jobs: [ClaimedJob], for request: ClaimRequest) {
+    func deliver(_ jobs: [ClaimedJob], for request: ClaimRequest) -> [ClaimedJob] {
         state.withLock { $0.delivered += jobs }
+        return refusing ? jobs : []
     }
 
     func cancel(_ request: ClaimRequest) {

@@ -57,7 +57,7 @@ final class WorkerSlotsTests: XCTestCase {
         XCTAssertEqual(slots.free, 0, "reserved for the flush: the claim loop finds none")
         XCTAssertNil(slots.reserve(atLeast: 1))
 
-        slots.deliver(jobs(2), for: refill!)
+        XCTAssertEqual(slots.deliver(jobs(2), for: refill!), [])
         XCTAssertEqual(slots.running.count, 6, "delivered jobs count as running at once")
         XCTAssertFalse(slots.backlog, "2 of 4")
         XCTAssertEqual(slots.takeDelivered().count, 2)
@@ -86,6 +86,21 @@ final class WorkerSlotsTests: XCTestCase {
         stopping.close()
         XCTAssertNil(stopping.reserve(atLeast: 1))
         XCTAssertNil(stopping.reserveClaim())
+    }
+
+    /// A flush that reserved before the stop and returns after it: its jobs are refused (the
+    /// completer hands them back), not left counted as running for a drain that has ended.
+    func testJobsDeliveredAfterTheStopAreRefused() {
+        let (slots, _) = slots(4)
+        let started = slots.fill(jobs(4), for: slots.reserve(atLeast: 1)!)
+        for (job, _) in started { _ = slots.finished(job) }
+        let refill = slots.reserveClaim()!
+        slots.close()
+        let late = jobs(4)
+        XCTAssertEqual(slots.deliver(late, for: refill).map(\.id), late.map(\.id))
+        XCTAssertEqual(slots.running.count, 0)
+        XCTAssertEqual(slots.takeDelivered().count, 0)
+        XCTAssertEqual(slots.free, 4, "the reservation is released")
     }
 
     func testWithoutRefillOnCompletionFlushesNeverClaim() {

@@ -85,7 +85,9 @@ package final class JobCompleter: Sendable {
                 claim = nil
                 do {
                     let (landed, claimed) = try await queue.complete(completions, thenClaim: request)
-                    refill?.deliver(claimed, for: request)
+                    if let refused = refill?.deliver(claimed, for: request), !refused.isEmpty {
+                        await handBack(refused)
+                    }
                     return landed
                 } catch {
                     refill?.cancel(request)
@@ -104,6 +106,18 @@ package final class JobCompleter: Sendable {
         }
         return []
     }
+
+    /// Jobs a flush claimed for a worker that has begun to stop: back to the queue at once, the
+    /// attempt given back (``JobOutcome/released``), as its drain hands back a job it stops. If
+    /// even that fails, their leases expire and they are rescued.
+    private func handBack(_ jobs: [ClaimedJob]) async {
+        do {
+            _ = try await queue.complete(jobs.map { Completion(job: $0, outcome: .released) }, worker: worker)
+        } catch {
+            queue.logger.warning("could not hand back jobs claimed while stopping", metadata: [
+                "jobs": "\(jobs.count)", "error": "\(DatabaseErrorText.describe(error))"])
+        }
+    }
 }
 
 /// A worker's free slots, as a completion flush sees them: it may claim for them in its own round
@@ -113,7 +127,9 @@ package protocol CompletionRefill: Sendable {
     /// send none (no backlog, too few slots free, the worker is stopping).
     func reserveClaim() -> ClaimRequest?
     /// What that claim took (possibly nothing); the slots it did not fill are free again.
-    func deliver(_ jobs: [ClaimedJob], for request: ClaimRequest)
+    /// Returns the jobs the worker will not run (it has begun to stop): the completer hands them
+    /// back to the queue.
+    func deliver(_ jobs: [ClaimedJob], for request: ClaimRequest) -> [ClaimedJob]
     /// The claim failed (nothing of the flush was written): its slots are free again.
     func cancel(_ request: ClaimRequest)
 }

@@ -63,8 +63,10 @@ public final class Worker: Service, Sendable {
 
     /// Asks the worker to drain and stop (what SIGTERM does).
     public func stop() {
-        stopping.store(true, ordering: .releasing)
+        // Closed first: once the claim loop sees the stop, no flush can deliver jobs it would
+        // not start (they are in `takeDelivered()` already, or handed back).
         slots.close()
+        stopping.store(true, ordering: .releasing)
         doorbell.ring()
     }
 
@@ -156,9 +158,9 @@ public final class Worker: Service, Sendable {
                 }
                 await doorbell.wait(timeout: configuration.pollInterval)
             }
-            // Flushes in flight when the worker stopped may still deliver jobs: they run too.
+            // Jobs flushes delivered before the stop run too; later ones were handed back.
             start(slots.takeDelivered())
-            await drain { start(slots.takeDelivered()) }
+            await drain()
         }
     }
 
@@ -194,15 +196,13 @@ public final class Worker: Service, Sendable {
     }
 
     /// Lets running jobs finish for `drainTimeout`, then stops the rest (they are released).
-    /// `startDelivered` starts the jobs a flush in flight claimed meanwhile.
-    private func drain(startDelivered: () -> Void) async {
+    private func drain() async {
         let deadline = ContinuousClock.now + configuration.drainTimeout
         if running.count > 0 {
             logger.info("draining", metadata: ["running": "\(running.count)", "timeout": "\(configuration.drainTimeout)"])
         }
         while running.count > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
-            startDelivered()
         }
         guard running.count > 0 else { return }
         logger.warning("drain timeout: stopping and releasing running jobs", metadata: ["running": "\(running.count)"])

@@ -78,15 +78,17 @@ final class WorkerSlots: CompletionRefill, Sendable {
     /// Counts what `request`'s claim took as running and frees its other slots; returns each job
     /// with the signal that stops it.
     func fill(_ jobs: [ClaimedJob], for request: ClaimRequest) -> [(ClaimedJob, StopSignal)] {
-        state.withLock { state in
-            state.reserved -= request.limit
-            state.backlog = jobs.count == request.limit
-            if jobs.contains(where: \.runAlone) { state.runningAlone = true }
-            return jobs.map { job in
-                let signal = StopSignal()
-                running.add(job, signal: signal)
-                return (job, signal)
-            }
+        state.withLock { fill(jobs, for: request, in: &$0) }
+    }
+
+    private func fill(_ jobs: [ClaimedJob], for request: ClaimRequest, in state: inout State) -> [(ClaimedJob, StopSignal)] {
+        state.reserved -= request.limit
+        state.backlog = jobs.count == request.limit
+        if jobs.contains(where: \.runAlone) { state.runningAlone = true }
+        return jobs.map { job in
+            let signal = StopSignal()
+            running.add(job, signal: signal)
+            return (job, signal)
         }
     }
 
@@ -111,7 +113,7 @@ final class WorkerSlots: CompletionRefill, Sendable {
         }
     }
 
-    /// Claims nothing more (the worker is stopping).
+    /// Claims nothing more (the worker is stopping); flushes still in flight hand their jobs back.
     func close() {
         state.withLock { $0.closed = true }
     }
@@ -124,11 +126,20 @@ final class WorkerSlots: CompletionRefill, Sendable {
         reserve { self.refillsOnCompletion && $0.backlog ? self.refillThreshold : nil }
     }
 
-    func deliver(_ jobs: [ClaimedJob], for request: ClaimRequest) {
-        let started = fill(jobs, for: request)
-        guard !started.isEmpty else { return }
-        state.withLock { $0.delivered.append(contentsOf: started) }
-        doorbell.ring()
+    /// Once the worker is stopping, the jobs go back (the claim loop may have started its drain
+    /// already and would not start them); before, they are counted and queued for the claim loop
+    /// in one step, so a stop sees them in ``takeDelivered()``.
+    func deliver(_ jobs: [ClaimedJob], for request: ClaimRequest) -> [ClaimedJob] {
+        let refused = state.withLock { state -> [ClaimedJob] in
+            guard !state.closed else {
+                state.reserved -= request.limit
+                return jobs
+            }
+            state.delivered.append(contentsOf: fill(jobs, for: request, in: &state))
+            return []
+        }
+        if !jobs.isEmpty && refused.isEmpty { doorbell.ring() }
+        return refused
     }
 
     func cancel(_ request: ClaimRequest) {
