@@ -80,6 +80,8 @@ final class WorkerSlotsTests: XCTestCase {
         let alone = slots.fill(jobs(1, runAlone: true), for: slots.reserve(atLeast: 1)!)
         XCTAssertNil(slots.reserve(atLeast: 1), "a job runs alone")
         _ = slots.finished(alone[0].0)
+        XCTAssertNil(slots.reserve(atLeast: 1), "its completion is not written yet")
+        slots.aloneJobEnded()
         XCTAssertEqual(slots.reserve(atLeast: 1)?.limit, 4)
 
         let (stopping, _) = self.slots(4)

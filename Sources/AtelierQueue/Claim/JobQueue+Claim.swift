@@ -70,7 +70,7 @@ private struct ClaimStatement: PostgresPreparedStatement {
 }
 
 extension ClaimRequest {
-    /// `atelier_claim`'s parameters after the worker's: queues, kinds, limit, lease, isolation wait, fair.
+    /// `atelier_claim`'s seven parameters: worker, queues, kinds, limit, lease, isolation wait, fair.
     func bind(to bindings: inout PostgresBindings, fairShare: Bool) {
         bindings.append(worker)
         bindings.append(queues)

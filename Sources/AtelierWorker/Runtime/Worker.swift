@@ -192,6 +192,7 @@ public final class Worker: Service, Sendable {
         }
         // The database now sees this worker idle (or no longer holding a job to run alone): the
         // claim may give it a marked job, or more jobs after one. Claim now, not at the next poll.
+        if job.runAlone { slots.aloneJobEnded() }
         if job.runAlone || running.count == 0 { doorbell.ring() }
     }
 

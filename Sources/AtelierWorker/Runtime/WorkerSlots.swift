@@ -60,12 +60,12 @@ final class WorkerSlots: CompletionRefill, Sendable {
     /// Reserves every free slot for one claim if there are at least `minimum`; nil otherwise, or
     /// while a job runs alone, or once stopping.
     func reserve(atLeast minimum: Int) -> ClaimRequest? {
-        reserve { _ in minimum }
+        reserve(atLeast: minimum, onlyWithBacklog: false)
     }
 
-    private func reserve(minimum: (State) -> Int?) -> ClaimRequest? {
+    private func reserve(atLeast minimum: Int, onlyWithBacklog: Bool) -> ClaimRequest? {
         state.withLock { state in
-            guard !state.closed, !state.runningAlone, let minimum = minimum(state) else { return nil }
+            guard !state.closed, !state.runningAlone, state.backlog || !onlyWithBacklog else { return nil }
             let free = concurrency - running.count - state.reserved
             guard free >= max(1, minimum) else { return nil }
             state.reserved += free
@@ -107,10 +107,12 @@ final class WorkerSlots: CompletionRefill, Sendable {
 
     /// `job`'s handler returned: its slot is free. Returns how many ran before.
     func finished(_ job: ClaimedJob) -> Int {
-        state.withLock { state in
-            if job.runAlone { state.runningAlone = false }
-            return running.remove(job.id)
-        }
+        running.remove(job.id)
+    }
+
+    /// The completion of a job that ran alone was written: the worker may claim again.
+    func aloneJobEnded() {
+        state.withLock { $0.runningAlone = false }
     }
 
     /// Claims nothing more (the worker is stopping); flushes still in flight hand their jobs back.
@@ -123,7 +125,8 @@ final class WorkerSlots: CompletionRefill, Sendable {
     /// Only while the queue has a backlog, and for as many slots as the claim loop would wait for:
     /// the claim rides on the flush instead of following it, and its batches stay as large.
     func reserveClaim() -> ClaimRequest? {
-        reserve { self.refillsOnCompletion && $0.backlog ? self.refillThreshold : nil }
+        guard refillsOnCompletion else { return nil }
+        return reserve(atLeast: refillThreshold, onlyWithBacklog: true)
     }
 
     /// Once the worker is stopping, the jobs go back (the claim loop may have started its drain
