@@ -192,4 +192,17 @@ final class ConsistencyTests: APITestCase {
         let stored = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
         XCTAssertEqual(stored, [], "the input written before the failed insert was removed")
     }
+
+    /// A job whose commit fails is not answered as created (docs/reliability.md, "A commit the
+    /// caller can trust"), and its input goes with it.
+    func testNoJobAnsweredWhenItsCommitFails() async throws {
+        try await refuseJobCommits()
+        let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
+        let reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        try assertError(reply, status: 500, name: "InternalServerError")
+        XCTAssertFalse(reply.text.contains("refused by the test"), "database errors do not leak")
+        try await XCTAssertEqualAsync(try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self), 0)
+        let stored = (try? FileManager.default.contentsOfDirectory(atPath: blobRoot.appendingPathComponent("blobs/jobs").path)) ?? []
+        XCTAssertEqual(stored, [], "the input written before the failed commit was removed")
+    }
 }

@@ -57,7 +57,7 @@ final class EnqueueCoalescingTests: DatabaseTestCase {
         for (n, outcome) in outcomes {
             switch (n, outcome) {
             case (7, .success): XCTFail("a job with a missing parent was accepted")
-            case (7, .failure(let error)): XCTAssertTrue(error is PSQLError, "\(error)")
+            case (7, .failure(let error)): XCTAssertEqual(DatabaseErrorText.sqlState(error), "23503", "\(error)")
             case (_, .failure(let error)): XCTFail("job \(n) failed: \(error)")
             case (let n, .success(let job)) where n % 10 == 3:
                 shared.insert(job.id)

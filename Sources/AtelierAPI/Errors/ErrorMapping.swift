@@ -57,7 +57,7 @@ package enum ErrorMapping {
             if let described = DatabaseErrorText.queueError(error) {
                 return apiError(for: described, requestID: requestID, logger: logger)
             }
-            if let error = error as? PSQLError, error.serverInfo == nil {
+            if DatabaseErrorText.isConnectionFailure(error) {
                 logger.error("database connection failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
                 return .unavailable("the database is not reachable; try again shortly")
             }

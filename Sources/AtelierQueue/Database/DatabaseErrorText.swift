@@ -55,11 +55,32 @@ package enum DatabaseErrorText {
         state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
     }
 
+    /// The PostgresNIO error inside `error`: itself, or what a transaction wrapped (its body's
+    /// error first, then its commit's, then its begin's).
+    package static func databaseError(_ error: any Error) -> PSQLError? {
+        if let error = error as? PostgresTransactionError {
+            guard let inner = error.closureError ?? error.commitError ?? error.beginError else { return nil }
+            return databaseError(inner)
+        }
+        return error as? PSQLError
+    }
+
+    /// The connection failed (refused, closed, timed out) rather than the server answering with
+    /// an error: an outage, not a bad request.
+    package static func isConnectionFailure(_ error: any Error) -> Bool {
+        guard let error = databaseError(error) else { return false }
+        return error.serverInfo == nil
+    }
+
+    /// The server refused the statement for what it asked (a constraint, a raised exception) —
+    /// not because it is going away or not yet serving.
+    package static func isRefusedStatement(_ error: any Error) -> Bool {
+        guard let state = sqlState(error) else { return false }
+        return !isUnavailable(state)
+    }
+
     /// The SQLSTATE of a server error, if the error came from the server.
     package static func sqlState(_ error: any Error) -> String? {
-        if let error = error as? PostgresTransactionError, let inner = error.closureError ?? error.commitError {
-            return sqlState(inner)
-        }
-        return (error as? PSQLError)?.serverInfo?[.sqlState]
+        databaseError(error)?.serverInfo?[.sqlState]
     }
 }

@@ -73,8 +73,9 @@ final class EnqueueCoalescer: Sendable {
         do {
             let results = try await insert(batch.map(\.id), batch.map(\.job))
             for (waiting, result) in zip(batch, results) { waiting.answer.resolve(.success(result)) }
-        } catch let error as PSQLError where error.serverInfo != nil && batch.count > 1 {
-            // PostgreSQL refused the statement (it rolled back whole): find whose job it was.
+        } catch where batch.count > 1 && DatabaseErrorText.isRefusedStatement(error) {
+            // PostgreSQL refused the statement (it rolled back whole): find whose job it was. A
+            // server going away refuses every job alike, and they fail together below.
             for waiting in batch { await send([waiting], insert) }
         } catch {
             for waiting in batch { waiting.answer.resolve(.failure(error)) }

@@ -49,10 +49,18 @@ extension JobQueue {
 
     /// The insert of checked jobs with their ids, and the answer for each: created, or the job
     /// that already holds its idempotency key.
+    ///
+    /// In a transaction with a `COMMIT` of its own: a caller told "created" may rely on it
+    /// (docs/reliability.md, "A commit the caller can trust"). A lone statement commits at the
+    /// `Sync` after its `CommandComplete`, which PostgresNIO does not wait for; a commit failing
+    /// between the two — the server stopping, as `pg_ctl stop -m fast` does — would go unseen,
+    /// and the API would answer 201 for a job that does not exist. Two round trips more a batch.
     private func insert(ids: [UUID], jobs: [NewJob]) async throws -> [EnqueuedJob] {
-        var inserted = Set<UUID>()
-        for try await id in try await client.execute(InsertJobsStatement(ids: ids, jobs: jobs, fairShare: fairShare), logger: logger) {
-            inserted.insert(id)
+        let statement = InsertJobsStatement(ids: ids, jobs: jobs, fairShare: fairShare)
+        let inserted = try await client.withTransaction(logger: logger) { connection -> Set<UUID> in
+            var inserted = Set<UUID>()
+            for try await id in try await connection.execute(statement, logger: logger) { inserted.insert(id) }
+            return inserted
         }
         var results = zip(ids, jobs).map { EnqueuedJob(id: $0.0, inserted: inserted.contains($0.0)) }
         // Jobs that hit an idempotency key: answer with the job that already holds the key.
