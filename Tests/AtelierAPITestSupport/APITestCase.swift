@@ -182,19 +182,6 @@ open class APITestCase: DatabaseTestCase {
         try await db.execute("CREATE TRIGGER refuse BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION refuse_jobs()")
     }
 
-    /// Every insert into `jobs` fails at its commit from now on (a deferred constraint trigger
-    /// raises), after the statement itself has answered: as when the server stops between the two.
-    package func refuseJobCommits() async throws {
-        try await db.execute("""
-            CREATE FUNCTION refuse_job_commits() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN RAISE EXCEPTION 'commit refused by the test'; END $$
-            """)
-        try await db.execute("""
-            CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON jobs
-               DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_job_commits()
-            """)
-    }
-
     /// Creates a job with a JSON body; returns its id.
     package func createJob(kind: String, options: [String: Any] = [:], token: String?? = .none,
                    headers: [(String, String)] = []) async throws -> String {

@@ -196,7 +196,7 @@ final class ConsistencyTests: APITestCase {
     /// A job whose commit fails is not answered as created (docs/reliability.md, "A commit the
     /// caller can trust"), and its input goes with it.
     func testNoJobAnsweredWhenItsCommitFails() async throws {
-        try await refuseJobCommits()
+        try await db.failCommitsOfJobs()
         let (body, type) = multipart([("kind", "echo")], image: TestImages.png())
         let reply = try await request(.POST, "/v1/jobs", body: body, contentType: type)
         try assertError(reply, status: 500, name: "InternalServerError")

@@ -10,23 +10,12 @@ import XCTest
 /// not exist (docs/reliability.md, "A commit the caller can trust"). A deferred constraint
 /// trigger that raises fails the commit here on purpose.
 final class CommitFailureTests: DatabaseTestCase {
-    private func failCommitsOfJobs() async throws {
-        try await db.execute("""
-            CREATE FUNCTION test_fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN RAISE EXCEPTION 'commit refused by the test'; END $$
-            """)
-        try await db.execute("""
-            CREATE CONSTRAINT TRIGGER test_fail_commit AFTER INSERT ON jobs
-               DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_commit()
-            """)
-    }
-
     private func jobs() async throws -> Int {
         try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
     }
 
     func testAnEnqueueWhoseCommitFailsThrows() async throws {
-        try await failCommitsOfJobs()
+        try await db.failCommitsOfJobs()
         do {
             let job = try await queue.enqueue(NewJob(kind: "k", owner: "o"))
             XCTFail("the enqueue answered \(job.id), a job that was never committed")
@@ -35,7 +24,7 @@ final class CommitFailureTests: DatabaseTestCase {
     }
 
     func testABatchEnqueueWhoseCommitFailsThrows() async throws {
-        try await failCommitsOfJobs()
+        try await db.failCommitsOfJobs()
         do {
             let jobs = try await queue.enqueue((0..<3).map { _ in NewJob(kind: "k", owner: "o") })
             XCTFail("the enqueue answered \(jobs.count) jobs that were never committed")

@@ -48,6 +48,20 @@ public final class TestDatabase: Sendable {
     }
 
     /// Runs raw SQL in the test database (to set up states the API would not create, like an expired lease).
+    /// Every insert into `jobs` fails at its commit from now on (a deferred constraint trigger
+    /// raises), after the statement itself has answered: as when the server stops between the
+    /// two (docs/reliability.md, "A commit the caller can trust").
+    public func failCommitsOfJobs() async throws {
+        try await execute("""
+            CREATE FUNCTION test_fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'commit refused by the test'; END $$
+            """)
+        try await execute("""
+            CREATE CONSTRAINT TRIGGER test_fail_commit AFTER INSERT ON jobs
+               DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_fail_commit()
+            """)
+    }
+
     public func execute(_ query: PostgresQuery) async throws {
         for try await _ in try await queue.client.query(query) {}
     }
