@@ -21,6 +21,127 @@ COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access met
 
 
 --
+-- Name: atelier_bulk_acts_on(text, text, boolean, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_bulk_acts_on(p_action text, j_state text, j_cancel_requested boolean, j_finished_at timestamp with time zone, p_began timestamp with time zone) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE p_action
+               WHEN 'cancel' THEN j_state = 'queued' OR (j_state = 'running' AND NOT j_cancel_requested)
+               WHEN 'retry' THEN j_state IN ('failed', 'cancelled') AND j_finished_at < p_began
+               ELSE j_state IN ('succeeded', 'failed', 'cancelled') AND j_finished_at < p_began END
+$$;
+
+
+--
+-- Name: atelier_bulk_step(bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_bulk_step(p_id bigint) RETURNS TABLE(state text, acted integer, stopping integer, purged uuid[])
+    LANGUAGE plpgsql
+    AS $$
+#variable_conflict use_column
+DECLARE
+    a bulk_actions;
+    v_ids uuid[];
+    v_acted integer := 0;
+    v_stopping integer := 0;
+    v_purged uuid[] := '{}';
+    v_after uuid;
+BEGIN
+    SELECT * INTO a FROM bulk_actions b WHERE b.id = p_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF a.state <> 'running' THEN
+        RETURN QUERY SELECT a.state, 0, 0, '{}'::uuid[];
+        RETURN;
+    END IF;
+    v_after := coalesce(a.cursor, '00000000-0000-0000-0000-000000000000'::uuid);
+
+    IF a.pass = 1 THEN
+        v_ids := ARRAY(
+            SELECT j.id FROM jobs j
+             WHERE j.id > v_after AND j.created_at < a.started_at
+               AND atelier_bulk_acts_on(a.action, j.state, j.cancel_requested, j.finished_at, a.started_at)
+               AND atelier_job_matches(j.kind, j.state, j.queue, j.owner, j.created_at, j.finished_at, j.error,
+                                       a.kinds, a.states, a.queues, a.owner, a.created_after, a.created_before,
+                                       a.finished_after, a.finished_before, a.error_contains)
+             ORDER BY j.id
+             LIMIT a.batch_size
+               FOR UPDATE OF j SKIP LOCKED);
+    ELSE
+        v_ids := ARRAY(
+            SELECT j.id FROM jobs j
+             WHERE j.id > v_after AND j.created_at < a.started_at
+               AND atelier_bulk_acts_on(a.action, j.state, j.cancel_requested, j.finished_at, a.started_at)
+               AND atelier_job_matches(j.kind, j.state, j.queue, j.owner, j.created_at, j.finished_at, j.error,
+                                       a.kinds, a.states, a.queues, a.owner, a.created_after, a.created_before,
+                                       a.finished_after, a.finished_before, a.error_contains)
+             ORDER BY j.id
+             LIMIT a.batch_size
+               FOR UPDATE OF j);
+    END IF;
+
+    -- A row locked and re-read after a wait (pass 2) is checked again: it may have moved on.
+    IF a.action = 'cancel' THEN
+        WITH target AS (
+            SELECT j.id, j.state FROM jobs j WHERE j.id = ANY (v_ids)
+        ), cancelled AS (
+            UPDATE jobs j SET state = 'cancelled', error = 'cancelled by bulk action ' || a.id, fair_tag = NULL,
+                              finished_at = now(), updated_at = now()
+              FROM target t WHERE j.id = t.id AND t.state = 'queued'
+            RETURNING j.id
+        ), flagged AS (
+            UPDATE jobs j SET cancel_requested = true, updated_at = now()
+              FROM target t WHERE j.id = t.id AND t.state = 'running' AND NOT j.cancel_requested
+            RETURNING j.id, pg_notify('atelier_cancel', j.id::text)
+        ), events AS (
+            INSERT INTO job_events (job_id, type, data)
+            SELECT c.id, 'cancelled', jsonb_build_object('reason', 'cancelled by bulk action ' || a.id, 'bulk_action', a.id) FROM cancelled c
+            UNION ALL
+            SELECT f.id, 'cancel_requested', jsonb_build_object('reason', 'cancelled by bulk action ' || a.id, 'bulk_action', a.id) FROM flagged f
+        )
+        SELECT (SELECT count(*) FROM cancelled), (SELECT count(*) FROM flagged) INTO v_acted, v_stopping;
+    ELSIF a.action = 'retry' THEN
+        WITH retried AS (
+            UPDATE jobs j SET state = 'queued', attempt = 0, crashes = 0, crash_streak = 0, run_alone = false, snoozes = 0,
+                              snooze_streak = 0, run_at = now(), fair_tag = NULL, finished_at = NULL,
+                              cancel_requested = false, progress = 0, progress_step = NULL, updated_at = now()
+             WHERE j.id = ANY (v_ids) AND j.state IN ('failed', 'cancelled')
+            RETURNING j.id
+        ), events AS (
+            INSERT INTO job_events (job_id, type, data)
+            SELECT r.id, 'retried', jsonb_build_object('by', 'operator', 'bulk_action', a.id) FROM retried r
+        )
+        SELECT count(*) INTO v_acted FROM retried;
+    ELSE
+        WITH deleted AS (
+            DELETE FROM jobs j WHERE j.id = ANY (v_ids) AND j.state IN ('succeeded', 'failed', 'cancelled')
+            RETURNING j.id
+        )
+        SELECT coalesce(array_agg(d.id), '{}') INTO v_purged FROM deleted d;
+        v_acted := cardinality(v_purged);
+    END IF;
+
+    UPDATE bulk_actions b SET
+        acted = b.acted + v_acted,
+        stopping = b.stopping + v_stopping,
+        batches = b.batches + 1,
+        cursor = CASE WHEN cardinality(v_ids) < a.batch_size THEN NULL
+                      ELSE v_ids[cardinality(v_ids)] END,  -- the ids come in order
+        pass = CASE WHEN cardinality(v_ids) < a.batch_size THEN 2 ELSE b.pass END,
+        state = CASE WHEN cardinality(v_ids) < a.batch_size AND a.pass = 2 THEN 'done' ELSE b.state END,
+        finished_at = CASE WHEN cardinality(v_ids) < a.batch_size AND a.pass = 2 THEN now() END,
+        updated_at = now()
+     WHERE b.id = p_id
+    RETURNING b.state INTO a.state;
+    RETURN QUERY SELECT a.state, v_acted, v_stopping, v_purged;
+END $$;
+
+
+--
 -- Name: atelier_claim(text, text[], text[], integer, bigint, bigint, boolean); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -419,6 +540,25 @@ $$;
 
 
 --
+-- Name: atelier_job_matches(text, text, text, text, timestamp with time zone, timestamp with time zone, text, text[], text[], text[], text, timestamp with time zone, timestamp with time zone, timestamp with time zone, timestamp with time zone, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_job_matches(j_kind text, j_state text, j_queue text, j_owner text, j_created_at timestamp with time zone, j_finished_at timestamp with time zone, j_error text, f_kinds text[], f_states text[], f_queues text[], f_owner text, f_created_after timestamp with time zone, f_created_before timestamp with time zone, f_finished_after timestamp with time zone, f_finished_before timestamp with time zone, f_error text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT (coalesce(cardinality(f_kinds), 0) = 0 OR j_kind = ANY (f_kinds))
+       AND (coalesce(cardinality(f_states), 0) = 0 OR j_state = ANY (f_states))
+       AND (coalesce(cardinality(f_queues), 0) = 0 OR j_queue = ANY (f_queues))
+       AND (f_owner IS NULL OR j_owner = f_owner)
+       AND (f_created_after IS NULL OR j_created_at >= f_created_after)
+       AND (f_created_before IS NULL OR j_created_at < f_created_before)
+       AND (f_finished_after IS NULL OR j_finished_at >= f_finished_after)
+       AND (f_finished_before IS NULL OR j_finished_at < f_finished_before)
+       AND (f_error IS NULL OR strpos(lower(coalesce(j_error, '')), lower(f_error)) > 0)
+$$;
+
+
+--
 -- Name: atelier_notify_access_revoked(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -608,6 +748,57 @@ CREATE SEQUENCE public.audit_log_id_seq
 --
 
 ALTER SEQUENCE public.audit_log_id_seq OWNED BY public.audit_log.id;
+
+
+--
+-- Name: bulk_actions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.bulk_actions (
+    id bigint NOT NULL,
+    action text NOT NULL,
+    filter text NOT NULL,
+    kinds text[] DEFAULT '{}'::text[] NOT NULL,
+    states text[] DEFAULT '{}'::text[] NOT NULL,
+    queues text[] DEFAULT '{}'::text[] NOT NULL,
+    owner text,
+    created_after timestamp with time zone,
+    created_before timestamp with time zone,
+    finished_after timestamp with time zone,
+    finished_before timestamp with time zone,
+    error_contains text,
+    actor text NOT NULL,
+    state text DEFAULT 'running'::text NOT NULL,
+    batch_size integer NOT NULL,
+    matched bigint NOT NULL,
+    acted bigint DEFAULT 0 NOT NULL,
+    stopping bigint DEFAULT 0 NOT NULL,
+    batches integer DEFAULT 0 NOT NULL,
+    pass smallint DEFAULT 1 NOT NULL,
+    cursor uuid,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    CONSTRAINT bulk_actions_action_check CHECK ((action = ANY (ARRAY['cancel'::text, 'retry'::text, 'purge'::text]))),
+    CONSTRAINT bulk_actions_batch_size_check CHECK (((batch_size >= 1) AND (batch_size <= 10000))),
+    CONSTRAINT bulk_actions_matched_check CHECK ((matched >= 0)),
+    CONSTRAINT bulk_actions_pass_check CHECK ((pass = ANY (ARRAY[1, 2]))),
+    CONSTRAINT bulk_actions_state_check CHECK ((state = ANY (ARRAY['running'::text, 'stopped'::text, 'done'::text])))
+);
+
+
+--
+-- Name: bulk_actions_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.bulk_actions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.bulk_actions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 
 --
@@ -1011,6 +1202,14 @@ ALTER TABLE ONLY public.audit_log
 
 
 --
+-- Name: bulk_actions bulk_actions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.bulk_actions
+    ADD CONSTRAINT bulk_actions_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: documents documents_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1173,6 +1372,13 @@ CREATE INDEX apple_identity_uses_expires_idx ON public.apple_identity_uses USING
 --
 
 CREATE INDEX audit_log_at_idx ON public.audit_log USING btree (at DESC, id DESC);
+
+
+--
+-- Name: bulk_actions_running_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX bulk_actions_running_idx ON public.bulk_actions USING btree (updated_at) WHERE (state = 'running'::text);
 
 
 --

@@ -11,6 +11,8 @@ import Hummingbird
 /// - `GET /admin` — ``OverviewPage``; `GET /admin/live[?show=newest|<job id>]` — live updates (``ConsoleFeed``)
 /// - `GET /admin/jobs` — ``JobsPage``; `GET /admin/jobs/{id}` — ``JobPage``
 /// - `GET|POST /admin/jobs/{id}/retry|cancel|purge` — ``JobActionsPage``
+/// - `GET|POST /admin/bulk/cancel|retry|purge`, `GET /admin/bulk-actions[/{id}]`,
+///   `POST /admin/bulk-actions/{id}/stop` — ``BulkActionsPage``
 /// - `GET /admin/workers` — ``WorkersPage``
 /// - `GET /admin/queues`, `POST /admin/queues/{name}/pause|resume` — ``QueuesPage``
 /// - `POST /admin/limits`, `POST /admin/limits/{kind}/clear` — ``LimitsSection`` (on the Queues page)
@@ -30,6 +32,7 @@ package struct ConsoleApp: APIApp {
         let jobs = JobsPage(queue: server.queue, sessions: sessions)
         let job = JobPage(queue: server.queue, sessions: sessions, links: server.links, publicBase: server.publicBase)
         let actions = JobActionsPage(queue: server.queue, sessions: sessions, blobs: server.blobs)
+        let bulk = BulkActionsPage(queue: server.queue, sessions: sessions, starter: server.bulkActions)
         let workers = WorkersPage(queue: server.queue, sessions: sessions)
         let queues = QueuesPage(queue: server.queue, sessions: sessions, kinds: server.kinds)
         let limits = LimitsSection(queue: server.queue, kinds: server.kinds)
@@ -54,6 +57,15 @@ package struct ConsoleApp: APIApp {
         admin.get("jobs/:id/:action") { request, context in await ConsoleRoute.answer(request, context) { try await actions.confirm(request, context) } }
         admin.post("jobs/:id/:action") { request, context in
             await ConsoleRoute.answer(request, context) { try await actions.perform(request, context, users: actor) }
+        }
+        admin.get("bulk/:action") { request, context in await ConsoleRoute.answer(request, context) { try await bulk.confirm(request, context) } }
+        admin.post("bulk/:action") { request, context in
+            await ConsoleRoute.answer(request, context) { try await bulk.start(request, context, users: actor) }
+        }
+        admin.get("bulk-actions") { request, context in await ConsoleRoute.answer(request, context) { try await bulk.list(request, context) } }
+        admin.get("bulk-actions/:id") { request, context in await ConsoleRoute.answer(request, context) { try await bulk.show(request, context) } }
+        admin.post("bulk-actions/:id/stop") { request, context in
+            await ConsoleRoute.answer(request, context) { try await bulk.stop(request, context, users: actor) }
         }
         admin.get("workers") { request, context in await ConsoleRoute.answer(request, context) { try await workers.show(request, context) } }
         admin.get("queues") { request, context in await ConsoleRoute.answer(request, context) { try await queues.show(request, context) } }

@@ -63,6 +63,26 @@ final class MaintenanceTests: DatabaseTestCase {
         await a.resign()
     }
 
+    /// A bulk action whose runner died (no batch for a minute) is continued by the leader, from
+    /// its cursor, to the end.
+    func testTheLeaderResumesAnAbandonedBulkAction() async throws {
+        let ids = try await queue.enqueue((0..<30).map { _ in NewJob(kind: "k") }).map(\.id)
+        let action = try await queue.beginBulk(.cancel, JobCriteria(), actor: "ops", batchSize: 10)
+        _ = try await queue.bulkStep(action.id)   // then its runner "dies"
+        let leader = maintenance()
+        let fresh = await leader.tick()
+        XCTAssertEqual(fresh.bulkResumed, [], "a runner that moved within the minute is left alone")
+        try await db.execute("UPDATE bulk_actions SET updated_at = now() - interval '2 minutes' WHERE id = \(action.id)")
+        let other = maintenance()   // a new leader process: its housekeeping is due at once
+        await leader.resign()
+        let report = await other.tick()
+        XCTAssertEqual(report.bulkResumed, [action.id])
+        try await db.eventually("the action to end") { try await self.queue.bulkAction(id: action.id).state == .done }
+        try await XCTAssertEqualAsync(try await queue.bulkAction(id: action.id).acted, 30)
+        try await XCTAssertEqualAsync(try await queue.jobs(ids: ids).filter { $0.state == .cancelled }.count, 30)
+        await other.resign()
+    }
+
     func testOnlyTheLockHolderLeads() async throws {
         let a = maintenance(), b = maintenance()
         // A dead worker's job: whoever leads rescues it, and only the leader does.

@@ -2,6 +2,7 @@ import AtelierTestSupport
 import AtelierQueue
 @testable import AtelierWorker
 import Foundation
+import Logging
 import Synchronization
 import XCTest
 
@@ -61,6 +62,25 @@ final class WorkerTests: DatabaseTestCase {
         let job = try await waitForState(id, [.cancelled, .succeeded, .failed], timeout: .seconds(20))
         XCTAssertEqual(job.state, .cancelled)
         XCTAssertEqual(job.error, "cancelled by request")
+        try await worker.stop()
+    }
+
+    /// A bulk cancel tells the running jobs it matches to stop, as a single cancel does: a live
+    /// worker stops them and records them cancelled; the queued ones are cancelled at once.
+    func testABulkCancelStopsTheRunningJobsItMatches() async throws {
+        let worker = try InProcessWorker.start(db)
+        let running = try await queue.enqueue((0..<2).map { _ in NewJob(kind: "sleep", payload: #"{"ms": 60000}"#) }).map(\.id)
+        for id in running { _ = try await waitForState(id, [.running]) }
+        let waiting = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 1}"#, queue: "held")).id
+        let action = try await queue.beginBulk(.cancel, try JobCriteria(terms: ["kind=sleep"]), actor: "ops")
+        let ended = try await BulkActionRunner(queue: queue, logger: Logger(label: "test")) { _ in }.run(action.id)
+        XCTAssertEqual(ended.stopping, 2)
+        XCTAssertEqual(ended.acted, 1)
+        for id in running {
+            let job = try await waitForState(id, [.cancelled, .succeeded, .failed], timeout: .seconds(20))
+            XCTAssertEqual(job.state, .cancelled)
+        }
+        try await XCTAssertEqualAsync(try await queue.job(id: waiting).state, .cancelled)
         try await worker.stop()
     }
 

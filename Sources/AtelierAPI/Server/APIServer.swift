@@ -49,6 +49,8 @@ public final class APIServer: Sendable {
     package let loginLimits: LoginLimits
     /// `ATELIER_RATE_LIMIT`, one budget per caller across the routes it guards (nil: off).
     package let limiter: RateLimiter?
+    /// Runs the bulk actions the admin API and the console start.
+    package let bulkActions: BulkActionStarter
     /// The apps' facades served beside the core API.
     let apps: [any APIApp]
     /// Listen address index → the port it is bound to.
@@ -83,6 +85,7 @@ public final class APIServer: Sendable {
         self.blobs = try blobs ?? LocalBlobStore(root: configuration.blobDirectory)
         self.signer = try URLSigner(secret: configuration.signingSecret, lifetime: configuration.resultURLLifetime)
         self.links = DownloadLinks(signer: signer, blobs: self.blobs)
+        self.bulkActions = BulkActionStarter(queue: queue, blobs: self.blobs, logger: logger)
         let notifier = Notifier(url: queue.url, channels: [Notifier.Channel.jobEvents, Notifier.Channel.tokens],
                                 logger: logger)
         self.notifier = notifier
@@ -141,6 +144,7 @@ public final class APIServer: Sendable {
         admin.add(middleware: RoleMiddleware(role: "admin"))
         AdminController(queue: queue).register(on: admin)
         LimitsController(queue: queue, kinds: kinds).register(on: admin)
+        BulkActionsController(queue: queue, starter: bulkActions).register(on: admin)
 
         for app in apps { try app.register(on: router, server: self) }
         router.add(middleware: MethodNotAllowedMiddleware(

@@ -24,7 +24,7 @@ struct WorkersPage: Sendable {
     func show(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         async let workers = queue.workers()
         var running = JobBrowseQuery()
-        running.states = [.running]
+        running.criteria.states = [.running]
         running.limit = 500
         async let inHand = queue.browse(running)
         let csrf = sessions.csrfToken(for: try context.requirePrincipal())

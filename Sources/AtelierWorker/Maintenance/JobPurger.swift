@@ -24,16 +24,8 @@ package struct JobPurger: Sendable {
         return purged
     }
 
-    /// Removes the blob folders of purged jobs. A failure is logged; the folder no longer
-    /// belongs to any job, so the leader's orphan sweep (``OrphanSweeper``) removes it later.
+    /// Removes the blob folders of purged jobs (``BlobStore/removeFolders(ofDeletedJobs:logger:)``).
     package static func removeBlobs(of jobs: [UUID], from blobs: (any BlobStore)?, logger: Logger) async {
-        guard let blobs else { return }
-        for id in jobs {
-            do {
-                try await blobs.deleteAll(under: BlobKey.jobFolder(id))
-            } catch {
-                logger.warning("could not remove a purged job's files", metadata: ["job": "\(id)", "error": "\(error)"])
-            }
-        }
+        await blobs?.removeFolders(ofDeletedJobs: jobs, logger: logger)
     }
 }

@@ -16,7 +16,7 @@ import Synchronization
 ///   tick has come);
 /// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers), the ``JobPurger``
 ///   (finished jobs past retention, with their blobs) and the ``SignInPurger`` (expired refresh
-///   tokens and spent identity tokens);
+///   tokens and spent identity tokens) and the ``BulkResumer`` (bulk actions whose runner died);
 /// - every `sweepInterval`: the ``OrphanSweeper`` (blob folders no job owns).
 final class Maintenance: Sendable {
     /// What one tick did.
@@ -27,6 +27,7 @@ final class Maintenance: Sendable {
         var scheduled = 0
         var purged = 0
         var signInsPurged = 0
+        var bulkResumed: [Int64] = []
         var sweep: OrphanSweeper.Report?
 
         init() {}
@@ -46,6 +47,7 @@ final class Maintenance: Sendable {
     private let pruner: WorkerPruner
     private let purger: JobPurger
     private let signIns: SignInPurger
+    private let bulk: BulkResumer
     /// Nil when there is no blob store or the sweep is turned off (`orphanGrace` nil).
     private let sweeper: OrphanSweeper?
     private let schedule = Mutex(Schedule())
@@ -61,6 +63,7 @@ final class Maintenance: Sendable {
         self.pruner = WorkerPruner(queue: queue, staleAfter: configuration.pruneWorkersAfter)
         self.purger = JobPurger(queue: queue, blobs: blobs, logger: logger)
         self.signIns = SignInPurger(queue: queue)
+        self.bulk = BulkResumer(queue: queue, blobs: blobs, logger: logger)
         if let blobs, let grace = configuration.orphanGrace {
             self.sweeper = OrphanSweeper(queue: queue, blobs: blobs, grace: grace, logger: logger)
         } else {
@@ -100,6 +103,7 @@ final class Maintenance: Sendable {
             if due(\.lastHousekeeping, every: Self.housekeepingInterval) {
                 try await pruner.prune()
                 report.signInsPurged = try await signIns.purge()
+                report.bulkResumed = try await bulk.resume()
                 if let retention = configuration.retention {
                     // A folder whose removal fails now is unreferenced from here on: the orphan
                     // sweep removes it later, so no purged job's files are forgotten.

@@ -7,8 +7,8 @@ import Foundation
 
 struct JobsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "jobs", abstract: "List, inspect, enqueue, retry, cancel and purge jobs.",
-        subcommands: [List.self, Show.self, Enqueue.self, Retry.self, Cancel.self, Purge.self])
+        commandName: "jobs", abstract: "List, inspect, enqueue, retry, cancel and purge jobs (one, or all a filter matches).",
+        subcommands: [List.self, Show.self, Enqueue.self, Retry.self, Cancel.self, Purge.self, Bulk.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Jobs, newest first.")
@@ -16,19 +16,22 @@ struct JobsCommand: AsyncParsableCommand {
         @Option(help: "Only jobs in these states (comma-separated): queued, running, succeeded, failed, cancelled.")
         var state: String?
         @Option(help: "Only jobs of these kinds (comma-separated).") var kind: String?
-        @Option(help: "Only jobs of this queue.") var queue: String?
+        @Option(help: "Only jobs of these queues (comma-separated).") var queue: String?
+        @Option(name: .customLong("where"), help: "A filter term name=value, as `jobs cancel --where` takes (repeat for more).")
+        var terms: [String] = []
         @Option(help: "How many jobs to show.") var limit = 50
         @Flag(help: "Print JSON for scripts.") var json = false
 
         func run() async throws {
-            let states: [JobState]
-            do { states = try (state ?? "").split(separator: ",").map { try JobState.parse(String($0)) } } catch { throw fail(error) }
             guard (1...10_000).contains(limit) else { throw fail(QueueError.invalidArgument("--limit must be between 1 and 10000")) }
-            let filter = JobFilter(states: states, kinds: (kind ?? "").split(separator: ",").map(String.init),
-                                   queue: queue, limit: limit)
-            let json = self.json
+            var query = JobBrowseQuery()
+            let shorthands = [("state", state), ("kind", kind), ("queue", queue)].compactMap { name, value in value.map { "\(name)=\($0)" } }
+            do { query.criteria = try JobCriteria(terms: shorthands + terms) } catch { throw fail(error) }
+            query.limit = limit
+            let (json, browse) = (self.json, query)
             try await withQueue(database) { queue in
-                let (jobs, total) = try await queue.jobs(filter)
+                let (jobs, more) = try await queue.browse(browse)
+                let total = more ? Int(try await queue.count(matching: browse.criteria)) : jobs.count
                 if json {
                     JSONOutput.print(["jobs": jobs.map(JSONOutput.job), "total": total])
                     return
@@ -42,7 +45,7 @@ struct JobsCommand: AsyncParsableCommand {
                               String((job.error ?? "").prefix(60)))
                 }
                 say(jobs.isEmpty ? "no jobs match" : table.render())
-                if total > jobs.count { say("(\(jobs.count) of \(total); use --limit to see more)") }
+                if total > jobs.count { say("(\(jobs.count) of \(total); use --limit (up to 10000) or a narrower --where to see more)") }
             }
         }
     }
@@ -154,38 +157,52 @@ struct JobsCommand: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Put a failed or cancelled job back in the queue (or every failed job with --failed).")
+            abstract: "Put a failed or cancelled job back in the queue, or every one a filter matches (--where, or --failed).")
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "Job id.") var id: String?
-        @Flag(help: "Retry every failed job.") var failed = false
+        @Flag(help: "Every failed job (the same as --where state=failed).") var failed = false
         @Option(help: "With --failed: only this kind.") var kind: String?
+        @OptionGroup var bulk: BulkOptions
 
         func validate() throws {
-            guard (id != nil) != failed else { throw ValidationError("give a job id or --failed, not both") }
+            guard (id != nil) != (failed || bulk.isBulk) else { throw ValidationError("give a job id, or --where/--failed, not both") }
         }
 
         func run() async throws {
-            let (text, kind) = (id, self.kind)
-            try await withQueue(database) { queue in
-                if let text {
+            if let text = id {
+                try await withQueue(database) { queue in
                     try await queue.retry(id: try JobID.parse(text))
                     say("job \(text) queued again")
-                } else {
-                    let count = try await queue.retryAllFailed(kind: kind)
-                    say("queued \(count) failed job(s) again")
                 }
+                return
             }
+            var terms = bulk.terms
+            if failed { terms.append("state=failed") }
+            if let kind { terms.append("kind=\(kind)") }
+            let criteria: JobCriteria
+            do { criteria = try JobCriteria(terms: terms) } catch { throw fail(error) }
+            try await BulkJobs.run(.retry, criteria: criteria, options: bulk, database: database)
         }
     }
 
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Cancel a job: at once if queued; a running job is told to stop.")
+            abstract: "Cancel a job, or every one a filter matches (--where): at once if queued; a running job is told to stop.")
         @OptionGroup var database: DatabaseOptions
-        @Argument(help: "Job id.") var id: String
+        @Argument(help: "Job id.") var id: String?
+        @OptionGroup var bulk: BulkOptions
+
+        func validate() throws {
+            guard (id != nil) != bulk.isBulk else { throw ValidationError("give a job id or --where, not both") }
+        }
 
         func run() async throws {
-            let text = id
+            guard let text = id else {
+                let criteria: JobCriteria
+                do { criteria = try JobCriteria(terms: bulk.terms) } catch { throw fail(error) }
+                try await BulkJobs.run(.cancel, criteria: criteria, options: bulk, database: database)
+                return
+            }
             try await withQueue(database) { queue in
                 let state = try await queue.cancel(id: try JobID.parse(text), reason: "cancelled by operator")
                 switch state {
@@ -199,15 +216,25 @@ struct JobsCommand: AsyncParsableCommand {
 
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete finished jobs (succeeded, failed, cancelled) and their events.")
+            abstract: "Delete finished jobs (succeeded, failed, cancelled) with their events and files: all older than an age, or all a filter matches (--where).")
         @OptionGroup var database: DatabaseOptions
         @Option(help: "Only jobs that finished longer ago than this (e.g. 7d, 12h, 0s for all).")
-        var olderThan: String
+        var olderThan: String?
+        @OptionGroup var bulk: BulkOptions
+
+        func validate() throws {
+            guard (olderThan != nil) != bulk.isBulk else { throw ValidationError("give --older-than or --where, not both") }
+        }
 
         func run() async throws {
+            guard let olderThan else {
+                let criteria: JobCriteria
+                do { criteria = try JobCriteria(terms: bulk.terms) } catch { throw fail(error) }
+                try await BulkJobs.run(.purge, criteria: criteria, options: bulk, database: database)
+                return
+            }
             let age: Duration
             do { age = try DurationText.parse(olderThan) } catch { throw fail(error) }
-            let olderThan = self.olderThan
             let blobs: any BlobStore
             do { blobs = try Settings().blobStore() } catch { throw fail(error) }
             try await withQueue(database) { queue in

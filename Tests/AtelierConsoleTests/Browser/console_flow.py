@@ -5,7 +5,8 @@ chromedriver against a real Atelier server (started by ConsoleBrowserTests.swift
 
 A non-admin is refused; an admin signs in, watches the job list, sees a job enqueued through the
 API appear live, opens it, cancels it through the confirmation and sees it cancelled; a form
-whose CSRF token was tampered with changes nothing; the Queues page shows a schedule's next run. Prints one line per step; exits non-zero
+whose CSRF token was tampered with changes nothing; "Cancel all matching" counts the queued jobs,
+asks, and shows the bulk action to its end; the Queues page shows a schedule's next run. Prints one line per step; exits non-zero
 (with the step and the page's text) on the first failure.
 """
 import sys
@@ -115,6 +116,18 @@ def run(driver):
     wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "The form has expired")
     assert api("GET", "/v1/jobs/" + other)["state"] == "queued"
     step("a form with a forged CSRF token is refused and changes nothing")
+
+    driver.get(URL + "/admin/jobs?state=queued&kind=noop")
+    click(driver, "#bulk-cancel")
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Cancel all matching jobs?")
+    count = int(driver.find_element(By.ID, "bulk-count").get_attribute("data-count"))
+    assert count >= 1, count
+    assert api("GET", "/v1/jobs/" + other)["state"] == "queued", "counting is not doing"
+    click(driver, "#confirm-bulk")
+    wait.until(lambda d: d.find_element(By.ID, "bulk-action").get_attribute("data-state") == "done")
+    assert driver.find_element(By.ID, "bulk-acted").text == str(count), driver.find_element(By.ID, "bulk-acted").text
+    assert api("GET", "/v1/jobs/" + other)["state"] == "cancelled"
+    step("every queued noop job is cancelled from the Jobs page: a count, a confirmation, its progress")
 
     driver.get(URL + "/admin/queues")
     row = wait.until(lambda d: d.find_element(By.ID, "schedule-nightly"))

@@ -1,0 +1,191 @@
+-- 0024 — bulk actions: cancel, retry or purge every job a filter matches, in batches.
+--
+--   atelier_job_matches(…)  the job filter (Sources/AtelierQueue/Bulk/JobCriteria.swift): kinds,
+--                           states, queues, owner, created/finished after/before, error text
+--                           contains. One SQL expression, inlined by the planner where it is
+--                           called, shared by the operators' job list, the dry run and the step.
+--   atelier_bulk_acts_on(…) whether a job is one the action acts on (cancel: queued, or running
+--                           and not yet told to stop; retry: failed or cancelled; purge: finished;
+--                           retry and purge: finished before the action began).
+--   bulk_actions            one row per bulk action: its filter as written and as columns, who
+--                           started it, how far it got (cursor, pass) and what it did (counts).
+--                           The audit row of the action, and what lets any process continue it.
+--   atelier_bulk_step(id)   one batch of an action in one transaction: the next `batch_size`
+--                           matching jobs after the cursor, locked, acted on as the single-job
+--                           action would, and the cursor and counts moved with them. A crash
+--                           rolls back the batch with its cursor, so a re-run does each job once.
+--
+-- Scope: only jobs created before the action began; for retry and purge also finished before it,
+-- so a job an action retried and that failed again is not retried again by the same action. What
+-- a job must be for the action (cancel: queued, or running and not yet told to stop; retry: failed
+-- or cancelled; purge: finished) is part of the match, so a job already acted on never matches
+-- again: that, not the cursor, is what makes a re-run exact.
+--
+-- Two passes: pass 1 walks the jobs by id and skips rows another transaction holds (a claim, a
+-- completion), so it never waits on the workers; pass 2 walks again from the start, waiting for
+-- such rows (each wait is one short worker statement), and finds only the few pass 1 skipped.
+CREATE FUNCTION atelier_job_matches(
+    j_kind text, j_state text, j_queue text, j_owner text, j_created_at timestamptz,
+    j_finished_at timestamptz, j_error text,
+    f_kinds text[], f_states text[], f_queues text[], f_owner text, f_created_after timestamptz,
+    f_created_before timestamptz, f_finished_after timestamptz, f_finished_before timestamptz,
+    f_error text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT (coalesce(cardinality(f_kinds), 0) = 0 OR j_kind = ANY (f_kinds))
+       AND (coalesce(cardinality(f_states), 0) = 0 OR j_state = ANY (f_states))
+       AND (coalesce(cardinality(f_queues), 0) = 0 OR j_queue = ANY (f_queues))
+       AND (f_owner IS NULL OR j_owner = f_owner)
+       AND (f_created_after IS NULL OR j_created_at >= f_created_after)
+       AND (f_created_before IS NULL OR j_created_at < f_created_before)
+       AND (f_finished_after IS NULL OR j_finished_at >= f_finished_after)
+       AND (f_finished_before IS NULL OR j_finished_at < f_finished_before)
+       AND (f_error IS NULL OR strpos(lower(coalesce(j_error, '')), lower(f_error)) > 0)
+$$;
+
+CREATE FUNCTION atelier_bulk_acts_on(p_action text, j_state text, j_cancel_requested boolean,
+                                     j_finished_at timestamptz, p_began timestamptz)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE p_action
+               WHEN 'cancel' THEN j_state = 'queued' OR (j_state = 'running' AND NOT j_cancel_requested)
+               WHEN 'retry' THEN j_state IN ('failed', 'cancelled') AND j_finished_at < p_began
+               ELSE j_state IN ('succeeded', 'failed', 'cancelled') AND j_finished_at < p_began END
+$$;
+
+CREATE TABLE bulk_actions (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    action          text NOT NULL CHECK (action IN ('cancel', 'retry', 'purge')),
+    filter          text NOT NULL,
+    kinds           text[] NOT NULL DEFAULT '{}',
+    states          text[] NOT NULL DEFAULT '{}',
+    queues          text[] NOT NULL DEFAULT '{}',
+    owner           text,
+    created_after   timestamptz,
+    created_before  timestamptz,
+    finished_after  timestamptz,
+    finished_before timestamptz,
+    error_contains  text,
+    actor           text NOT NULL,
+    state           text NOT NULL DEFAULT 'running' CHECK (state IN ('running', 'stopped', 'done')),
+    batch_size      integer NOT NULL CHECK (batch_size BETWEEN 1 AND 10000),
+    -- How many jobs matched when it began (the progress bar's whole).
+    matched         bigint NOT NULL CHECK (matched >= 0),
+    -- Jobs cancelled, retried or purged; running jobs told to stop (cancel only).
+    acted           bigint NOT NULL DEFAULT 0,
+    stopping        bigint NOT NULL DEFAULT 0,
+    batches         integer NOT NULL DEFAULT 0,
+    pass            smallint NOT NULL DEFAULT 1 CHECK (pass IN (1, 2)),
+    cursor          uuid,
+    started_at      timestamptz NOT NULL DEFAULT now(),
+    updated_at      timestamptz NOT NULL DEFAULT now(),
+    finished_at     timestamptz
+);
+
+-- The maintenance leader's look for actions whose runner died.
+CREATE INDEX bulk_actions_running_idx ON bulk_actions (updated_at) WHERE state = 'running';
+
+CREATE FUNCTION atelier_bulk_step(p_id bigint)
+RETURNS TABLE (state text, acted integer, stopping integer, purged uuid[])
+LANGUAGE plpgsql VOLATILE
+AS $$
+#variable_conflict use_column
+DECLARE
+    a bulk_actions;
+    v_ids uuid[];
+    v_acted integer := 0;
+    v_stopping integer := 0;
+    v_purged uuid[] := '{}';
+    v_after uuid;
+BEGIN
+    SELECT * INTO a FROM bulk_actions b WHERE b.id = p_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF a.state <> 'running' THEN
+        RETURN QUERY SELECT a.state, 0, 0, '{}'::uuid[];
+        RETURN;
+    END IF;
+    v_after := coalesce(a.cursor, '00000000-0000-0000-0000-000000000000'::uuid);
+
+    IF a.pass = 1 THEN
+        v_ids := ARRAY(
+            SELECT j.id FROM jobs j
+             WHERE j.id > v_after AND j.created_at < a.started_at
+               AND atelier_bulk_acts_on(a.action, j.state, j.cancel_requested, j.finished_at, a.started_at)
+               AND atelier_job_matches(j.kind, j.state, j.queue, j.owner, j.created_at, j.finished_at, j.error,
+                                       a.kinds, a.states, a.queues, a.owner, a.created_after, a.created_before,
+                                       a.finished_after, a.finished_before, a.error_contains)
+             ORDER BY j.id
+             LIMIT a.batch_size
+               FOR UPDATE OF j SKIP LOCKED);
+    ELSE
+        v_ids := ARRAY(
+            SELECT j.id FROM jobs j
+             WHERE j.id > v_after AND j.created_at < a.started_at
+               AND atelier_bulk_acts_on(a.action, j.state, j.cancel_requested, j.finished_at, a.started_at)
+               AND atelier_job_matches(j.kind, j.state, j.queue, j.owner, j.created_at, j.finished_at, j.error,
+                                       a.kinds, a.states, a.queues, a.owner, a.created_after, a.created_before,
+                                       a.finished_after, a.finished_before, a.error_contains)
+             ORDER BY j.id
+             LIMIT a.batch_size
+               FOR UPDATE OF j);
+    END IF;
+
+    -- A row locked and re-read after a wait (pass 2) is checked again: it may have moved on.
+    IF a.action = 'cancel' THEN
+        WITH target AS (
+            SELECT j.id, j.state FROM jobs j WHERE j.id = ANY (v_ids)
+        ), cancelled AS (
+            UPDATE jobs j SET state = 'cancelled', error = 'cancelled by bulk action ' || a.id, fair_tag = NULL,
+                              finished_at = now(), updated_at = now()
+              FROM target t WHERE j.id = t.id AND t.state = 'queued'
+            RETURNING j.id
+        ), flagged AS (
+            UPDATE jobs j SET cancel_requested = true, updated_at = now()
+              FROM target t WHERE j.id = t.id AND t.state = 'running' AND NOT j.cancel_requested
+            RETURNING j.id, pg_notify('atelier_cancel', j.id::text)
+        ), events AS (
+            INSERT INTO job_events (job_id, type, data)
+            SELECT c.id, 'cancelled', jsonb_build_object('reason', 'cancelled by bulk action ' || a.id, 'bulk_action', a.id) FROM cancelled c
+            UNION ALL
+            SELECT f.id, 'cancel_requested', jsonb_build_object('reason', 'cancelled by bulk action ' || a.id, 'bulk_action', a.id) FROM flagged f
+        )
+        SELECT (SELECT count(*) FROM cancelled), (SELECT count(*) FROM flagged) INTO v_acted, v_stopping;
+    ELSIF a.action = 'retry' THEN
+        WITH retried AS (
+            UPDATE jobs j SET state = 'queued', attempt = 0, crashes = 0, crash_streak = 0, run_alone = false, snoozes = 0,
+                              snooze_streak = 0, run_at = now(), fair_tag = NULL, finished_at = NULL,
+                              cancel_requested = false, progress = 0, progress_step = NULL, updated_at = now()
+             WHERE j.id = ANY (v_ids) AND j.state IN ('failed', 'cancelled')
+            RETURNING j.id
+        ), events AS (
+            INSERT INTO job_events (job_id, type, data)
+            SELECT r.id, 'retried', jsonb_build_object('by', 'operator', 'bulk_action', a.id) FROM retried r
+        )
+        SELECT count(*) INTO v_acted FROM retried;
+    ELSE
+        WITH deleted AS (
+            DELETE FROM jobs j WHERE j.id = ANY (v_ids) AND j.state IN ('succeeded', 'failed', 'cancelled')
+            RETURNING j.id
+        )
+        SELECT coalesce(array_agg(d.id), '{}') INTO v_purged FROM deleted d;
+        v_acted := cardinality(v_purged);
+    END IF;
+
+    UPDATE bulk_actions b SET
+        acted = b.acted + v_acted,
+        stopping = b.stopping + v_stopping,
+        batches = b.batches + 1,
+        cursor = CASE WHEN cardinality(v_ids) < a.batch_size THEN NULL
+                      ELSE v_ids[cardinality(v_ids)] END,  -- the ids come in order
+        pass = CASE WHEN cardinality(v_ids) < a.batch_size THEN 2 ELSE b.pass END,
+        state = CASE WHEN cardinality(v_ids) < a.batch_size AND a.pass = 2 THEN 'done' ELSE b.state END,
+        finished_at = CASE WHEN cardinality(v_ids) < a.batch_size AND a.pass = 2 THEN now() END,
+        updated_at = now()
+     WHERE b.id = p_id
+    RETURNING b.state INTO a.state;
+    RETURN QUERY SELECT a.state, v_acted, v_stopping, v_purged;
+END $$;

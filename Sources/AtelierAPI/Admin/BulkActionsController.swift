@@ -1,0 +1,240 @@
+import AtelierJobs
+import AtelierQueue
+import Foundation
+import Hummingbird
+
+/// Jobs by filter, and bulk actions on them, for operators (the `admin` role). The filter is
+/// ``JobCriteria`` everywhere: names `kind`, `state`, `queue`, `owner`, `created-after`,
+/// `created-before`, `finished-after`, `finished-before`, `error`.
+///
+/// - `GET /v1/admin/jobs?<filter>&before=<job id>&limit=` → `{"jobs": […], "next_before": id|null}`,
+///   newest first (1–500 a page, default 50).
+/// - `POST /v1/admin/jobs/{cancel|retry|purge}` with `{"where": {<filter>}, "dry_run": bool,
+///   "batch_size": n}`: a dry run answers 200 `{"count", "sample"}` and changes nothing;
+///   otherwise 202 with the action, which runs in batches in the background.
+/// - `GET /v1/admin/bulk-actions`, `GET /v1/admin/bulk-actions/{id}` → progress and counts;
+///   `POST /v1/admin/bulk-actions/{id}/stop` stops it before its next batch.
+struct BulkActionsController: Sendable {
+    let queue: JobQueue
+    let starter: BulkActionStarter
+    /// The largest body a `POST` may have.
+    static let bodyLimit = 16 * 1024
+
+    func register(on group: RouterGroup<APIRequestContext>) {
+        group.get("jobs", use: list)
+        group.post("jobs/:action", use: act)
+        group.get("bulk-actions", use: actions)
+        group.get("bulk-actions/:id", use: show)
+        group.post("bulk-actions/:id/stop", use: stop)
+    }
+
+    @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
+        var query = JobBrowseQuery()
+        var pairs: [(String, String)] = []
+        for (name, value) in request.uri.queryParameters {
+            switch name {
+            case "before":
+                guard let id = UUID(uuidString: String(value)) else { throw APIError.validation("before must be a job id", field: "before") }
+                query.before = id
+            case "limit":
+                guard let limit = Int(String(value)), (1...500).contains(limit) else {
+                    throw APIError.validation("limit must be an integer within 1…500", field: "limit")
+                }
+                query.limit = limit
+            default:
+                pairs.append((String(name), String(value)))
+            }
+        }
+        query.criteria = try JobCriteria(pairs: pairs)
+        let page = try await queue.browse(query)
+        let view = AdminJobListView(jobs: page.jobs.map(AdminJobView.init),
+                                    nextBefore: page.more ? page.jobs.last?.id.uuidString.lowercased() : nil)
+        return JSONResponse.data(try APIJSON.encode(view))
+    }
+
+    @Sendable func act(_ request: Request, context: APIRequestContext) async throws -> Response {
+        guard let name = context.parameters.get("action"), let action = BulkActionKind(rawValue: name) else {
+            throw APIError.notFound("no such bulk action; the actions are cancel, retry and purge")
+        }
+        let body = try await JSONBody.object(request, limit: Self.bodyLimit,
+                                             refusal: APIError.validation("the body must be one JSON object"))
+        if let unknown = JSONBody.unknownField(in: body, allowed: ["where", "dry_run", "batch_size"]) {
+            throw APIError.validation("unknown field \(unknown); the fields are where, dry_run and batch_size", field: unknown)
+        }
+        guard let whereObject = body["where"]?.object else {
+            throw APIError.validation("where must be an object of filters, e.g. {\"state\": \"failed\"}; {} matches every job", field: "where")
+        }
+        var pairs: [(String, String)] = []
+        for (name, value) in whereObject.sorted(by: { $0.key < $1.key }) {
+            guard let text = value.string else { throw APIError.validation("filter \(name) must be a string", field: "where") }
+            pairs.append((name, text))
+        }
+        let criteria = try JobCriteria(pairs: pairs)
+        let dryRun: Bool
+        switch body["dry_run"] {
+        case nil, .null?: dryRun = false
+        case .bool(let value)?: dryRun = value
+        default: throw APIError.validation("dry_run must be true or false", field: "dry_run")
+        }
+        var batchSize = 1_000
+        if let value = body["batch_size"] {
+            guard case .integer(let n) = value, (1...10_000).contains(n) else {
+                throw APIError.validation("batch_size must be an integer within 1…10000", field: "batch_size")
+            }
+            batchSize = Int(n)
+        }
+        if dryRun {
+            let preview = try await queue.preview(action, criteria)
+            return JSONResponse.data(try APIJSON.encode(BulkPreviewView(
+                action: action.rawValue, filter: criteria.text, count: preview.count, sample: preview.sample.map(AdminJobView.init))))
+        }
+        let started = try await queue.beginBulk(action, criteria, actor: try context.requirePrincipal().owner, batchSize: batchSize)
+        starter.start(started.id)
+        return JSONResponse.data(try APIJSON.encode(BulkActionView(started)), status: .accepted)
+    }
+
+    @Sendable func actions(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let list = try await queue.bulkActions(limit: 100)
+        return JSONResponse.data(try APIJSON.encode(["bulk_actions": list.map(BulkActionView.init)]))
+    }
+
+    @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
+        JSONResponse.data(try APIJSON.encode(BulkActionView(try await queue.bulkAction(id: try Self.id(context)))))
+    }
+
+    @Sendable func stop(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let action = try await queue.stopBulk(id: try Self.id(context), actor: try context.requirePrincipal().owner)
+        return JSONResponse.data(try APIJSON.encode(BulkActionView(action)))
+    }
+
+    static func id(_ context: APIRequestContext) throws -> Int64 {
+        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
+            throw APIError.notFound("no bulk action with that id")
+        }
+        return id
+    }
+}
+
+/// A job in the operators' list: what the queue knows of it, without its payload or result.
+struct AdminJobView: Encodable {
+    var id: String
+    var kind: String
+    var queue: String
+    var state: String
+    var owner: String
+    var priority: Int
+    var attempt: Int
+    var maxAttempts: Int
+    var error: String?
+    var createdAt: Date
+    var finishedAt: Date?
+
+    init(_ job: Job) {
+        id = job.id.uuidString.lowercased()
+        kind = job.kind
+        queue = job.queue
+        state = job.state.rawValue
+        owner = job.owner
+        priority = job.priority
+        attempt = job.attempt
+        maxAttempts = job.maxAttempts
+        error = job.error
+        createdAt = job.createdAt
+        finishedAt = job.finishedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, queue, state, owner, priority, attempt, error
+        case maxAttempts = "max_attempts", createdAt = "created_at", finishedAt = "finished_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(queue, forKey: .queue)
+        try c.encode(state, forKey: .state)
+        try c.encode(owner, forKey: .owner)
+        try c.encode(priority, forKey: .priority)
+        try c.encode(attempt, forKey: .attempt)
+        try c.encode(maxAttempts, forKey: .maxAttempts)
+        try c.encode(error, forKey: .error)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(finishedAt, forKey: .finishedAt)
+    }
+}
+
+struct AdminJobListView: Encodable {
+    var jobs: [AdminJobView]
+    var nextBefore: String?
+
+    enum CodingKeys: String, CodingKey { case jobs, nextBefore = "next_before" }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(jobs, forKey: .jobs)
+        try c.encode(nextBefore, forKey: .nextBefore)
+    }
+}
+
+struct BulkPreviewView: Encodable {
+    var action: String
+    var filter: String
+    var count: Int64
+    var sample: [AdminJobView]
+}
+
+/// A bulk action as the API shows it.
+struct BulkActionView: Encodable {
+    var id: Int64
+    var action: String
+    var filter: String
+    var actor: String
+    var state: String
+    var batchSize: Int
+    var matched: Int64
+    var acted: Int64
+    var stopping: Int64
+    var batches: Int
+    var startedAt: Date
+    var updatedAt: Date
+    var finishedAt: Date?
+
+    init(_ action: BulkAction) {
+        id = action.id
+        self.action = action.action.rawValue
+        filter = action.filter
+        actor = action.actor
+        state = action.state.rawValue
+        batchSize = action.batchSize
+        matched = action.matched
+        acted = action.acted
+        stopping = action.stopping
+        batches = action.batches
+        startedAt = action.startedAt
+        updatedAt = action.updatedAt
+        finishedAt = action.finishedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, action, filter, actor, state, matched, acted, stopping, batches
+        case batchSize = "batch_size", startedAt = "started_at", updatedAt = "updated_at", finishedAt = "finished_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(action, forKey: .action)
+        try c.encode(filter, forKey: .filter)
+        try c.encode(actor, forKey: .actor)
+        try c.encode(state, forKey: .state)
+        try c.encode(batchSize, forKey: .batchSize)
+        try c.encode(matched, forKey: .matched)
+        try c.encode(acted, forKey: .acted)
+        try c.encode(stopping, forKey: .stopping)
+        try c.encode(batches, forKey: .batches)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(updatedAt, forKey: .updatedAt)
+        try c.encode(finishedAt, forKey: .finishedAt)
+    }
+}
