@@ -222,13 +222,21 @@ BEGIN
              LIMIT 1
                FOR UPDATE SKIP LOCKED
         ), next AS MATERIALIZED (
-            SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
-             WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
-               AND n.kind = ANY (p_kinds) AND n.queue = ANY (v_queues)
-               AND NOT EXISTS (SELECT 1 FROM lone)
-             ORDER BY n.priority DESC, n.fair_tag, n.id
+            -- Each served queue on its own in jobs_queue_fair_idx (0025): its first p_limit
+            -- claimable rows, locked, then all queues' merged in claim order and cut to p_limit.
+            -- The rows cut stay locked until the claim commits.
+            SELECT x.id, x.kind, x.priority, x.fair_tag
+              FROM (SELECT DISTINCT q.queue FROM unnest(v_queues) AS q(queue)) q
+             CROSS JOIN LATERAL (
+                 SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
+                  WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
+                    AND n.kind = ANY (p_kinds) AND n.queue >= q.queue AND n.queue <= q.queue
+                  ORDER BY n.queue, n.priority DESC, n.fair_tag, n.id
+                  LIMIT p_limit
+                    FOR UPDATE SKIP LOCKED) x
+             WHERE NOT EXISTS (SELECT 1 FROM lone)
+             ORDER BY x.priority DESC, x.fair_tag, x.id
              LIMIT p_limit
-               FOR UPDATE SKIP LOCKED
         ), picked AS (
             SELECT l.id, l.kind, l.priority, l.fair_tag FROM lone l UNION ALL SELECT x.id, x.kind, x.priority, x.fair_tag FROM next x
         )
@@ -1456,6 +1464,13 @@ CREATE INDEX jobs_owner_fair_idx ON public.jobs USING btree (owner, priority, fa
 --
 
 CREATE INDEX jobs_parent_idx ON public.jobs USING btree (parent_id) WHERE (parent_id IS NOT NULL);
+
+
+--
+-- Name: jobs_queue_fair_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_queue_fair_idx ON public.jobs USING btree (queue, priority DESC, fair_tag, id) WHERE ((state = 'queued'::text) AND (fair_tag IS NOT NULL));
 
 
 --

@@ -1,0 +1,30 @@
+import AtelierTestSupport
+import AtelierQueue
+import Foundation
+import PostgresNIO
+import XCTest
+
+/// What a claim reads does not grow with other queues' backlogs.
+final class ClaimWalkTests: DatabaseTestCase {
+    /// A claim walks only the queues it serves (Migrations/0025): ready jobs of a paused queue
+    /// cost it nothing. Counted in the claim's own transaction (heap rows fetched through an index).
+    func testAClaimDoesNotWalkAPausedQueuesBacklog() async throws {
+        try await db.execute("""
+            INSERT INTO jobs (id, kind, queue, owner, fair_tag)
+            SELECT atelier_uuid_v7(), 'k', 'held', 'o', g FROM generate_series(1, 3000) g
+            """)
+        try await queue.pause(queue: "held", actor: "ops")
+        _ = try await queue.enqueue((0..<5).map { _ in NewJob(kind: "k") })
+        let fetched = try await queue.client.withTransaction(logger: queue.logger) { connection -> Int64 in
+            for try await _ in try await connection.query("""
+                SELECT id FROM atelier_claim('w1', ARRAY['default', 'held'], ARRAY['k'], 5, 30000, 1000, true)
+                """, logger: queue.logger) {}
+            for try await n in try await connection.query("""
+                SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = 'jobs'
+                """, logger: queue.logger).decode(Int64.self) { return n }
+            return -1
+        }
+        XCTAssertGreaterThanOrEqual(fetched, 5)
+        XCTAssertLessThan(fetched, 300, "the claim read \(fetched) rows: it walked the paused queue's 3,000")
+    }
+}
