@@ -136,6 +136,42 @@ final class CLITests: DatabaseTestCase {
         XCTAssertTrue(bad.output.contains("not a duration"), bad.output)
     }
 
+    /// `jobs cancel|retry --where …`: a dry run prints the count and changes nothing; above 1,000
+    /// jobs a script must say --yes; the action prints its progress and its end; bad terms are 64.
+    func testBulkActionsByFilter() async throws {
+        let held = try await db.queue.enqueue((0..<1_001).map { _ in NewJob(kind: "noop", queue: "held") }).map(\.id)
+        let other = try await db.queue.enqueue(NewJob(kind: "noop")).id
+        let dry = try await atelier("jobs", "cancel", "--where", "queue=held", "--dry-run")
+        XCTAssertEqual(dry.status, 0, dry.output)
+        XCTAssertTrue(dry.output.contains("1001 queued or running job(s) match queue=held"), dry.output)
+        let asked = try await atelier("jobs", "cancel", "--where", "queue=held")
+        XCTAssertEqual(asked.status, 64, "no terminal, no --yes: refused\n\(asked.output)")
+        XCTAssertTrue(asked.output.contains("add --yes"), asked.output)
+        try await XCTAssertEqualAsync(try await db.queue.countJobs(in: [.cancelled]), 0)
+
+        let done = try await atelier("jobs", "cancel", "--where", "queue=held", "--yes", "--batch-size", "400", "--share", "1")
+        XCTAssertEqual(done.status, 0, done.output)
+        XCTAssertTrue(done.output.contains("cancelled 400 of 1001"), "progress after each batch\n\(done.output)")
+        XCTAssertTrue(done.output.contains("done: cancelled 1001 job(s)"), done.output)
+        try await XCTAssertEqualAsync(try await db.queue.jobs(ids: held).filter { $0.state == .cancelled }.count, 1_001)
+        try await XCTAssertEqualAsync(try await db.queue.job(id: other).state, .queued)
+
+        let retried = try await atelier("jobs", "retry", "--where", "queue=held", "--where", "state=cancelled", "--yes")
+        XCTAssertEqual(retried.status, 0, retried.output)
+        try await XCTAssertEqualAsync(try await db.queue.countJobs(in: [.queued]), 1_002)
+        let listed = try await atelier("jobs", "bulk", "list", "--json")
+        let actions = try XCTUnwrap((try json(listed.output) as? [String: Any])?["bulk_actions"] as? [[String: Any]])
+        XCTAssertEqual(actions.map { $0["action"] as? String }, ["retry", "cancel"])
+        XCTAssertEqual(actions.map { $0["acted"] as? Int }, [1_001, 1_001])
+
+        for bad in [["--where", "colour=red"], ["--where", "state=exploded"], ["--where", "kind=a", "--where", "kind=b"]] {
+            let refused = try await AtelierProcess.run(["jobs", "cancel"] + bad + ["--yes"], database: db.url)
+            XCTAssertEqual(refused.status, 64, "\(bad): \(refused.output)")
+        }
+        let both = try await atelier("jobs", "cancel", other.uuidString, "--where", "queue=held")
+        XCTAssertEqual(both.status, 64, both.output)
+    }
+
     func testLimitsSetListClear() async throws {
         let set = try await atelier("limits", "set", "sleep", "--concurrency", "4", "--rate", "50/s", "--json")
         XCTAssertEqual(set.status, 0, set.output)
