@@ -35,10 +35,10 @@ $$;
 
 
 --
--- Name: atelier_bulk_step(bigint); Type: FUNCTION; Schema: public; Owner: -
+-- Name: atelier_bulk_step(bigint, boolean); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.atelier_bulk_step(p_id bigint) RETURNS TABLE(state text, acted integer, stopping integer, purged uuid[])
+CREATE FUNCTION public.atelier_bulk_step(p_id bigint, p_fair boolean) RETURNS TABLE(state text, acted integer, stopping integer, purged uuid[])
     LANGUAGE plpgsql
     AS $$
 #variable_conflict use_column
@@ -49,6 +49,9 @@ DECLARE
     v_stopping integer := 0;
     v_purged uuid[] := '{}';
     v_after uuid;
+    v_retried uuid[];
+    v_owners text[];
+    v_priorities integer[];
 BEGIN
     SELECT * INTO a FROM bulk_actions b WHERE b.id = p_id FOR UPDATE;
     IF NOT FOUND THEN
@@ -110,12 +113,24 @@ BEGIN
                               snooze_streak = 0, run_at = now(), fair_tag = NULL, finished_at = NULL,
                               cancel_requested = false, progress = 0, progress_step = NULL, updated_at = now()
              WHERE j.id = ANY (v_ids) AND j.state IN ('failed', 'cancelled')
-            RETURNING j.id
+            RETURNING j.id, j.owner, j.priority
         ), events AS (
             INSERT INTO job_events (job_id, type, data)
             SELECT r.id, 'retried', jsonb_build_object('by', 'operator', 'bulk_action', a.id) FROM retried r
         )
-        SELECT count(*) INTO v_acted FROM retried;
+        SELECT count(*), array_agg(r.id ORDER BY r.id), array_agg(r.owner ORDER BY r.id),
+               array_agg(r.priority::integer ORDER BY r.id)
+          INTO v_acted, v_retried, v_owners, v_priorities
+          FROM retried r;
+        -- Their fair-share tags now, as the claim's promotion would give them (0017; p_fair is the
+        -- runner's ATELIER_FAIR_SHARE): left untagged, a batch of 1,000 would be tagged 256 at a
+        -- time by the first statement of the workers' next claims, whatever queue they serve.
+        IF v_acted > 0 THEN
+            UPDATE jobs j SET fair_tag = t.tag
+              FROM unnest(v_retried) WITH ORDINALITY AS d(id, ord)
+              JOIN atelier_fair_tags(p_fair, v_owners, v_priorities) t ON t.ord = d.ord
+             WHERE j.id = d.id;
+        END IF;
     ELSE
         WITH deleted AS (
             DELETE FROM jobs j WHERE j.id = ANY (v_ids) AND j.state IN ('succeeded', 'failed', 'cancelled')

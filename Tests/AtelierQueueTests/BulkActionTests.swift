@@ -85,6 +85,10 @@ final class BulkActionTests: DatabaseTestCase {
         XCTAssertTrue(jobs.allSatisfy { $0.state == .queued && $0.attempt == 0 && $0.error == "provider down" })
         try await XCTAssertEqualAsync(try await states(later), ["failed"])
         try await XCTAssertEqualAsync(try await events("retried", of: failed), 6)
+        let untagged = try await db.scalar("SELECT count(*)::int FROM jobs WHERE id = ANY(\(failed)::uuid[]) AND fair_tag IS NULL", as: Int.self)
+        XCTAssertEqual(untagged, 0, "retried jobs are tagged for fair share by the step, not left to the claims")
+        let claimed = try await queue.claim(worker: "w1", queues: ["default"], kinds: ["k"], limit: 10, lease: lease)
+        XCTAssertEqual(Set(claimed.map(\.id)), Set(failed), "and are claimed again")
     }
 
     func testPurgeDeletesFinishedJobsAndNamesThemForTheirFiles() async throws {

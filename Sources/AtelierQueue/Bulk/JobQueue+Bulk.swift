@@ -61,7 +61,7 @@ extension JobQueue {
         // Its own transaction: the step's COMMIT is confirmed before the counts are reported
         // (docs/reliability.md, "A commit the caller can trust").
         try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query("SELECT state, acted, stopping, purged FROM atelier_bulk_step(\(id))", logger: logger)
+            let rows = try await connection.query("SELECT state, acted, stopping, purged FROM atelier_bulk_step(\(id), \(fairShare))", logger: logger)
             for try await (state, acted, stopping, purged) in rows.decode((String, Int32, Int32, [UUID]).self) {
                 return BulkStep(state: BulkAction.State(rawValue: state) ?? .running, acted: Int(acted),
                                 stopping: Int(stopping), purged: purged)
