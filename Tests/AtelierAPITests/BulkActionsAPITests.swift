@@ -1,9 +1,10 @@
-import AtelierAPI
+@testable import AtelierAPI
 import AtelierAPITestSupport
 import AtelierAccounts
 import AtelierQueue
 import Foundation
 import XCTest
+import Yams
 
 /// `GET /v1/admin/jobs`, `POST /v1/admin/jobs/{cancel,retry,purge}` and `/v1/admin/bulk-actions`:
 /// the filter language over HTTP, a dry run that changes nothing, an action that runs in the
@@ -67,17 +68,27 @@ final class BulkActionsAPITests: APITestCase {
     func testBadRequestsAreRefusedAndChangeNothing() async throws {
         let auth = try await adminHeaders()
         _ = try await db.queue.enqueue(NewJob(kind: "noop", queue: "held"))
-        for (body, field) in [(#"{"where": {"colour": "red"}}"#, "where"), (#"{"where": {"state": "exploded"}}"#, "where"),
-                              (#"{"where": {"kind": "a", "KIND": "b"}}"#, "where"), (#"{}"#, "where"),
+        let long = String(repeating: "é", count: 201)
+        for (body, field) in [(#"{"where": {"colour": "red"}}"#, "colour"), (#"{"where": {"state": "exploded"}}"#, "state"),
+                              (#"{"where": {"KIND": "b"}}"#, "KIND"), (#"{}"#, "where"),
+                              (#"{"where": {"state": "FAILED"}}"#, "state"), (#"{"where": {"state": "failed, queued"}}"#, "state"),
+                              (#"{"where": {"created-after": "1.5h"}}"#, "created-after"),
+                              (#"{"where": {"finished-before": "2026-01-31T00:00:00Z"}}"#, "finished-before"),
+                              ("{\"where\": {\"queue\": \"\(long)\"}}", "queue"),
                               (#"{"where": {"kind": 3}}"#, "where"), (#"{"where": {}, "dry_run": "yes"}"#, "dry_run"),
+                              (#"{"where": {}, "dry_run": null}"#, "dry_run"),
                               (#"{"where": {}, "batch_size": 0}"#, "batch_size"), (#"{"where": {}, "force": true}"#, "force")] {
             let refused = try await post("/v1/admin/jobs/cancel", body, headers: auth)
             try assertError(refused, status: 400, name: "ValidationError")
-            if let named = (try refused.json()["details"] as? [String: String])?["field"] { XCTAssertEqual(named, field, body) }
+            XCTAssertEqual((try refused.json()["details"] as? [String: String])?["field"], field, body)
         }
         try assertError(try await post("/v1/admin/jobs/explode", #"{"where": {}}"#, headers: auth), status: 404, name: "NotFoundError")
-        try assertError(try await request(.GET, "/v1/admin/jobs?created-after=yesterday", token: .some(nil), headers: auth),
-                        status: 400, name: "ValidationError")
+        for query in ["created-after=yesterday", "queue=" + String(repeating: "q", count: 201), "Kind=noop", "state=Failed"] {
+            try assertError(try await request(.GET, "/v1/admin/jobs?" + query, token: .some(nil), headers: auth),
+                            status: 400, name: "ValidationError")
+        }
+        let fine = try await request(.GET, "/v1/admin/jobs?queue=" + String(repeating: "q", count: 200) + "&created-after=12h", token: .some(nil), headers: auth)
+        XCTAssertEqual(fine.status, 200, fine.text)
         try assertError(try await request(.GET, "/v1/admin/bulk-actions/99", token: .some(nil), headers: auth), status: 404, name: "NotFoundError")
         let appToken = try await request(.POST, "/v1/admin/jobs/cancel", body: Data(#"{"where": {}}"#.utf8), contentType: "application/json")
         try assertError(appToken, status: 403, name: "AuthorizationError")
@@ -85,5 +96,16 @@ final class BulkActionsAPITests: APITestCase {
         XCTAssertEqual(actions.count, 0)
         let queued = try await db.queue.countJobs(in: [.queued])
         XCTAssertEqual(queued, 1)
+    }
+
+    /// The API refuses exactly what openapi.yaml's filter schemas refuse: its patterns are the
+    /// document's, so schemathesis's cases and the server agree.
+    func testTheFilterPatternsAreTheDocuments() async throws {
+        let reply = try await request(.GET, "/openapi.yaml", token: .some(nil))
+        let document = try XCTUnwrap(try Yams.load(yaml: reply.text) as? [String: Any])
+        let schemas = try XCTUnwrap((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        XCTAssertEqual((schemas["FilterStates"] as? [String: Any])?["pattern"] as? String, BulkActionsController.statesPattern)
+        XCTAssertEqual((schemas["FilterTime"] as? [String: Any])?["pattern"] as? String, BulkActionsController.timePattern)
+        XCTAssertEqual((schemas["FilterText"] as? [String: Any])?["maxLength"] as? Int, JobCriteria.maxValueLength)
     }
 }

@@ -23,6 +23,8 @@ final class JobCriteriaTests: XCTestCase {
         XCTAssertEqual(try JobCriteria(terms: criteria.terms, now: now), criteria, "terms written back read the same")
         XCTAssertEqual(JobCriteria().text, "(every job)")
         XCTAssertTrue(try JobCriteria(pairs: [("kind", " "), ("owner", "")]).isEmpty, "an empty field is no condition")
+        XCTAssertEqual(try JobCriteria(terms: ["owner=" + String(repeating: "é", count: 200)]).owner?.count, 200,
+                       "200 characters, whatever their bytes")
     }
 
     func testBadTermsAreRefusedWithTheReason() {
@@ -32,8 +34,8 @@ final class JobCriteriaTests: XCTestCase {
             (["kind=a", "kind=b"], "given twice"),
             (["state=exploded"], "unknown state 'exploded'"),
             (["created-after=yesterday"], "ISO 8601"),
-            (["kind=" + String(repeating: "k", count: 300)], "longer than 200 bytes"),
-            (["owner=" + String(repeating: "o", count: 300)], "too long"),
+            (["kind=" + String(repeating: "k", count: 201)], "longer than 200 characters"),
+            (["owner=" + String(repeating: "é", count: 201)], "longer than 200 characters"),
             (["error=a\u{0}b"], "NUL"),
         ]
         for (terms, reason) in cases {

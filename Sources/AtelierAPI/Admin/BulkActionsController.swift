@@ -45,7 +45,7 @@ struct BulkActionsController: Sendable {
                 pairs.append((String(name), String(value)))
             }
         }
-        query.criteria = try JobCriteria(pairs: pairs)
+        query.criteria = try Self.criteria(pairs)
         let page = try await queue.browse(query)
         let view = AdminJobListView(jobs: page.jobs.map(AdminJobView.init),
                                     nextBefore: page.more ? page.jobs.last?.id.uuidString.lowercased() : nil)
@@ -69,16 +69,21 @@ struct BulkActionsController: Sendable {
             guard let text = value.string else { throw APIError.validation("filter \(name) must be a string", field: "where") }
             pairs.append((name, text))
         }
-        let criteria = try JobCriteria(pairs: pairs)
+        let criteria = try Self.criteria(pairs)
         let dryRun: Bool
         switch body["dry_run"] {
-        case nil, .null?: dryRun = false
+        case nil: dryRun = false
         case .bool(let value)?: dryRun = value
         default: throw APIError.validation("dry_run must be true or false", field: "dry_run")
         }
         var batchSize = 1_000
         if let value = body["batch_size"] {
-            guard case .integer(let n) = value, (1...10_000).contains(n) else {
+            let whole: Int64? = switch value {
+            case .integer(let n): n
+            case .number(let x) where x.rounded() == x && abs(x) <= 1e9: Int64(x)
+            default: nil
+            }
+            guard let n = whole, (1...10_000).contains(n) else {
                 throw APIError.validation("batch_size must be an integer within 1…10000", field: "batch_size")
             }
             batchSize = Int(n)
@@ -106,6 +111,36 @@ struct BulkActionsController: Sendable {
         let action = try await queue.stopBulk(id: try Self.id(context), actor: try context.requirePrincipal().owner)
         return JSONResponse.data(try APIJSON.encode(BulkActionView(action)))
     }
+
+    /// The filter's terms as the API takes them: the names exactly (no other case), a state list
+    /// without spaces, a time as a duration ago or an ISO 8601 UTC time to the second — what
+    /// openapi.yaml says (`FilterStates`, `FilterTime`), so the document and the server refuse the
+    /// same requests. The CLI and the console read the same terms more leniently (``JobCriteria``).
+    static func criteria(_ pairs: [(String, String)]) throws -> JobCriteria {
+        for (name, value) in pairs {
+            guard JobCriteria.names.contains(name) else {
+                throw APIError.validation("unknown filter \(name); filters are \(JobCriteria.names.joined(separator: ", "))", field: name)
+            }
+            guard value.unicodeScalars.count <= JobCriteria.maxValueLength, !value.contains("\u{0}") else {
+                throw APIError.validation("\(name) is longer than \(JobCriteria.maxValueLength) characters or holds a NUL character", field: name)
+            }
+            let pattern: String? = switch name {
+            case "state": Self.statesPattern
+            case "created-after", "created-before", "finished-after", "finished-before": Self.timePattern
+            default: nil
+            }
+            if let pattern, let regex = try? Regex(pattern), (try? regex.wholeMatch(in: value)) == nil {
+                throw APIError.validation(name == "state"
+                    ? "state must be a comma-separated list of queued, running, succeeded, failed, cancelled"
+                    : "\(name) must be a duration ago (90m, 12h, 7d) or a UTC time such as 2026-11-25T10:00:00Z", field: name)
+            }
+        }
+        return try JobCriteria(pairs: pairs)
+    }
+
+    /// openapi.yaml's `FilterStates` and `FilterTime` patterns (``ServiceEndpointTests`` holds the two to them).
+    static let statesPattern = "^((queued|running|succeeded|failed|cancelled)(,(queued|running|succeeded|failed|cancelled))*)?$"
+    static let timePattern = "^([0-9]{1,4}(s|m|h|d)|20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)?$"
 
     static func id(_ context: APIRequestContext) throws -> Int64 {
         guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
