@@ -73,7 +73,8 @@ final class BulkActionsAPITests: APITestCase {
                               (#"{"where": {"KIND": "b"}}"#, "KIND"), (#"{}"#, "where"),
                               (#"{"where": {"state": "FAILED"}}"#, "state"), (#"{"where": {"state": "failed, queued"}}"#, "state"),
                               (#"{"where": {"created-after": "1.5h"}}"#, "created-after"),
-                              (#"{"where": {"finished-before": "2026-01-31T00:00:00Z"}}"#, "finished-before"),
+                              (#"{"where": {"finished-before": "2026-02-29T00:00:00Z"}}"#, "finished-before"),
+                              (#"{"where": {"finished-before": "2026-04-31T00:00:00Z"}}"#, "finished-before"),
                               ("{\"where\": {\"queue\": \"\(long)\"}}", "queue"),
                               (#"{"where": {"kind": 3}}"#, "where"), (#"{"where": {}, "dry_run": "yes"}"#, "dry_run"),
                               (#"{"where": {}, "dry_run": null}"#, "dry_run"),
@@ -87,7 +88,7 @@ final class BulkActionsAPITests: APITestCase {
             try assertError(try await request(.GET, "/v1/admin/jobs?" + query, token: .some(nil), headers: auth),
                             status: 400, name: "ValidationError")
         }
-        let fine = try await request(.GET, "/v1/admin/jobs?queue=" + String(repeating: "q", count: 200) + "&created-after=12h", token: .some(nil), headers: auth)
+        let fine = try await request(.GET, "/v1/admin/jobs?queue=" + String(repeating: "q", count: 200) + "&created-after=12h&finished-before=2026-12-31T23:59:59Z&finished-after=2028-02-29T00:00:00Z", token: .some(nil), headers: auth)
         XCTAssertEqual(fine.status, 200, fine.text)
         try assertError(try await request(.GET, "/v1/admin/bulk-actions/99", token: .some(nil), headers: auth), status: 404, name: "NotFoundError")
         let appToken = try await request(.POST, "/v1/admin/jobs/cancel", body: Data(#"{"where": {}}"#.utf8), contentType: "application/json")

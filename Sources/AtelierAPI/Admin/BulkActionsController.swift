@@ -140,7 +140,7 @@ struct BulkActionsController: Sendable {
 
     /// openapi.yaml's `FilterStates` and `FilterTime` patterns (``ServiceEndpointTests`` holds the two to them).
     static let statesPattern = "^((queued|running|succeeded|failed|cancelled)(,(queued|running|succeeded|failed|cancelled))*)?$"
-    static let timePattern = "^([0-9]{1,4}(s|m|h|d)|20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)?$"
+    static let timePattern = "^([0-9]{1,4}(s|m|h|d)|(20[0-9]{2}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))|20(0[048]|[2468][048]|[13579][26])-02-29)T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z)?$"
 
     static func id(_ context: APIRequestContext) throws -> Int64 {
         guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
