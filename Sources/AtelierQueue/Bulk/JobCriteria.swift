@@ -62,9 +62,9 @@ public struct JobCriteria: Sendable, Equatable {
                 throw .invalidArgument("filter '\(name)' is longer than \(Self.maxValueLength) characters or holds a NUL character")
             }
             switch name {
-            case "kind": kinds = Self.list(value, name)
-            case "queue": queues = Self.list(value, name)
-            case "state": states = try Self.list(value, name).map { text throws(QueueError) in try JobState.parse(text) }
+            case "kind": kinds = Self.list(value)
+            case "queue": queues = Self.list(value)
+            case "state": states = try Self.list(value).map { text throws(QueueError) in try JobState.parse(text) }
             case "owner": owner = value
             case "created-after": createdAfter = try Self.time(value, name, now: now)
             case "created-before": createdBefore = try Self.time(value, name, now: now)
@@ -120,7 +120,7 @@ public struct JobCriteria: Sendable, Equatable {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    private static func list(_ value: String, _ name: String) -> [String] {
+    private static func list(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
