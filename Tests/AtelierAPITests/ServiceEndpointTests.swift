@@ -67,12 +67,12 @@ final class ServiceEndpointTests: APITestCase {
     }
 }
 
-/// /health, with no worker in the process (a worker would spend its shutdown retrying the
+/// /health, /health/ready and /health/live, with no worker in the process (a worker would spend its shutdown retrying the
 /// database this test removes).
 final class HealthTests: APITestCase {
     override var runsWorker: Bool { false }
 
-    func testHealthIsDegradedWhenTheDatabaseStops() async throws {
+    func testReadinessFailsAndLivenessHoldsWhenTheDatabaseStops() async throws {
         let healthy = try await request(.GET, "/health", token: .some(nil))
         XCTAssertEqual(healthy.status, 200)
         let body = try healthy.json()
@@ -83,6 +83,10 @@ final class HealthTests: APITestCase {
         decoder.dateDecodingStrategy = .iso8601
         XCTAssertNoThrow(try decoder.decode(Health.self, from: healthy.body), "a plain ISO-8601 decoder reads the timestamp: \(body)")
         XCTAssertEqual(body["checks"] as? [String: String], ["database": "ok", "storage": "ok", "listener": "ok"])
+
+        let ready = try await request(.GET, "/health/ready", token: .some(nil))
+        XCTAssertEqual(ready.status, 200)
+        XCTAssertEqual(try ready.json()["checks"] as? [String: String], ["database": "ok", "storage": "ok", "listener": "ok"])
 
         try await db.dropNow()
         var degraded: Reply?
@@ -97,5 +101,12 @@ final class HealthTests: APITestCase {
         XCTAssertEqual((report["checks"] as? [String: String])?["database"], "error")
         XCTAssertEqual((report["checks"] as? [String: String])?["storage"], "ok")
         XCTAssertTrue((report["message"] as? String ?? "").contains("database"))
+        let unready = try await request(.GET, "/health/ready", token: .some(nil))
+        XCTAssertEqual(unready.status, 503, "readiness is the same report")
+        // Liveness asks no dependency: with the database gone the process is still alive.
+        let alive = try await request(.GET, "/health/live", token: .some(nil))
+        XCTAssertEqual(alive.status, 200)
+        XCTAssertEqual(try alive.json()["status"] as? String, "alive")
+        XCTAssertEqual(try alive.json()["version"] as? String, "test")
     }
 }

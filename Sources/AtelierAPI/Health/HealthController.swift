@@ -4,9 +4,15 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// `GET /health` (docs/clients.md §4.6): `healthy` and 200 when the database answers, the blob store
-/// takes a write and the LISTEN connection is up; otherwise `degraded`, 503, and a message
-/// naming what is down. Each check has a time limit so a hung dependency cannot hang this.
+/// Two probes, as orchestrators ask them (docs/clients.md §4.6):
+/// - `GET /health/ready` (and `GET /health`, its older name): `healthy` and 200 when the database
+///   answers, the blob store takes a write and the LISTEN connection is up; otherwise
+///   `degraded`, 503, and a message naming what is down. A load balancer sends traffic only to
+///   a ready process.
+/// - `GET /health/live`: 200 whenever the process can answer at all. It asks no dependency, so
+///   a database outage makes every API process unready but restarts none of them.
+///
+/// Each check has a time limit so a hung dependency cannot hang this.
 /// The route is public and polled by load balancers: the database is asked at most once a
 /// second and the blob store (a durable write) at most every 10 s, whatever the request rate.
 struct HealthController: Sendable {
@@ -31,8 +37,21 @@ struct HealthController: Sendable {
         var message: String?
     }
 
+    struct Liveness: Encodable {
+        var status = "alive"
+        var version: String
+    }
+
     func register(on router: some RouterMethods<APIRequestContext>) {
         router.get("health", use: health)
+        router.get("health/ready", use: health)
+        router.get("health/live", use: live)
+    }
+
+    @Sendable func live(_ request: Request, context: APIRequestContext) async throws -> Response {
+        var response = try JSONResponse.encode(Liveness(version: version), status: .ok)
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     @Sendable func health(_ request: Request, context: APIRequestContext) async throws -> Response {
