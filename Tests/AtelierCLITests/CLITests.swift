@@ -292,6 +292,46 @@ final class CLITests: DatabaseTestCase {
         }
     }
 
+    /// `ATELIER_LOG_FORMAT=json`: every log line of a service is one JSON object with the fixed
+    /// keys, from its start to its drain on SIGTERM; a format it does not know is refused.
+    func testJSONLogLinesFromStartToDrain() async throws {
+        let worker = try AtelierProcess(["work"], database: db.url, environment: ["ATELIER_LOG_FORMAT": "json"])
+        try await db.eventually("the worker logs its start") { worker.output.contains(#""message":"worker starting""#) }
+        worker.signal(SIGTERM)
+        let status = try await worker.waitForExit()
+        XCTAssertEqual(status, 0, worker.output)
+        let lines = worker.output.split(separator: "\n").filter { !$0.isEmpty }
+        XCTAssertGreaterThanOrEqual(lines.count, 2, worker.output)
+        var messages: [String] = []
+        for line in lines {
+            let object = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            for key in ["time", "level", "logger", "source", "message"] {
+                XCTAssertNotNil(object[key] as? String, "\(key) in \(line)")
+            }
+            XCTAssertTrue((object["time"] as? String ?? "").hasSuffix("Z"), "UTC: \(line)")
+            messages.append(object["message"] as? String ?? "")
+            if object["message"] as? String == "worker stopped" { XCTAssertEqual(object["processed"] as? String, "0", "\(line)") }
+        }
+        XCTAssertTrue(messages.contains("worker stopped"), "\(messages)")
+
+        let refused = try await AtelierProcess.run(["work"], database: db.url, environment: ["ATELIER_LOG_FORMAT": "xml"])
+        XCTAssertEqual(refused.status, 78, refused.output)
+        XCTAssertTrue(refused.output.contains("ATELIER_LOG_FORMAT is 'xml'; write text or json"), refused.output)
+    }
+
+    /// `ATELIER_STARTUP_WAIT`: a command waits that long for a database that is not there yet,
+    /// says so, then fails as it would have at once; without it, it fails at once.
+    func testStartupWaitForADatabaseThatNeverComes() async throws {
+        let nowhere = try DatabaseURL(parsing: "postgres://atelier@127.0.0.1:1/atelier")
+        let waited = try await AtelierProcess.run(["queue", "stats"], database: nowhere,
+                                                  environment: ["ATELIER_STARTUP_WAIT": "1s", "ATELIER_LOG_LEVEL": "info"])
+        XCTAssertEqual(waited.status, 69, waited.output)
+        XCTAssertTrue(waited.output.contains("waiting for the database (up to 1.0s)"), waited.output)
+        let atOnce = try await AtelierProcess.run(["queue", "stats"], database: nowhere)
+        XCTAssertEqual(atOnce.status, 69, atOnce.output)
+        XCTAssertFalse(atOnce.output.contains("waiting for"), atOnce.output)
+    }
+
     func testWorkRefusesAnUnmigratedDatabase() async throws {
         try await db.execute("DELETE FROM atelier_schema_migrations")
         let worker = try await AtelierProcess.run(["work"], database: db.url)

@@ -110,6 +110,25 @@ final class S3BlobStoreTests: XCTestCase {
         } catch {}
     }
 
+    /// `atelier migrate --create-bucket`: the first call makes the bucket, which then takes
+    /// writes; a second call finds it there and changes nothing.
+    func testCreateBucketMakesItOnceAndThenFindsIt() async throws {
+        var configuration = store.configuration
+        configuration.bucket = "atelier-made-\(UUID().uuidString.prefix(8).lowercased())"
+        configuration.keyPrefix = ""
+        let fresh = try TestObjectStore.make(configuration)
+        let created = try await fresh.createBucket()
+        XCTAssertTrue(created)
+        let key = try BlobKey("jobs/made/input.jpg")
+        try await fresh.put(Data("x".utf8), at: key)
+        let again = try await fresh.createBucket()
+        XCTAssertFalse(again, "already there")
+        let kept = try await fresh.read(key, range: nil)
+        XCTAssertEqual(kept, Data("x".utf8), "a second call leaves the bucket as it was")
+        try await fresh.delete(key)
+        _ = try await fresh.transport.send(.init(method: .DELETE, key: nil, operation: "DELETE bucket", accepted: [404, 409]))
+    }
+
     /// Listings longer than a page are followed to the end (continuation tokens).
     func testLongListingsArePaged() async throws {
         let ids = (0..<7).map { _ in UUID() }

@@ -88,6 +88,21 @@ public struct S3BlobStore: BlobStore {
         try await deleteObject(probe, operation: "DELETE health probe")
     }
 
+    /// Creates the bucket unless it is there already (a store answers 409 then): what a
+    /// deployment's first start does (`atelier migrate --create-bucket`). True when it was made.
+    /// Outside us-east-1 the request names the region, as AWS requires.
+    @discardableResult
+    public func createBucket() async throws(StorageError) -> Bool {
+        var body = Data()
+        if configuration.region != "us-east-1" {
+            body = Data(("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                + "<LocationConstraint>\(configuration.region)</LocationConstraint></CreateBucketConfiguration>").utf8)
+        }
+        let response = try await send(.init(method: .PUT, key: nil, body: body, operation: "PUT bucket \(configuration.bucket)",
+                                            accepted: [409]))
+        return response.status != 409
+    }
+
     public func folders(under prefix: String, changedBefore cutoff: Date) async throws(StorageError) -> [String] {
         let parent = try BlobKey(prefix).path
         let listed = stored(parent) + "/"

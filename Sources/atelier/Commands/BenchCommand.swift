@@ -164,7 +164,7 @@ struct QueueBenchCommand: AsyncParsableCommand {
 private func runBenchmark(_ options: DatabaseOptions, connections: Int = 4,
                           _ body: @Sendable (QueueScenarios) async throws -> Void) async throws {
     let settings = Settings()
-    settings.bootstrapLogging(fallback: .warning)
+    try settings.bootstrapLogging(fallback: .warning)
     do {
         let url = try settings.databaseURL(flag: options.databaseURL)
         var logger = Logger(label: "atelier.bench")

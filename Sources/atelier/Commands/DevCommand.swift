@@ -32,9 +32,9 @@ struct DevCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = Settings()
-        settings.bootstrapLogging(fallback: .info)
-        let logger = Logger(label: "atelier.dev")
         do {
+            try settings.bootstrapLogging(fallback: .info, service: true)
+            let logger = Logger(label: "atelier.dev")
             let configuration = try settings.apiConfiguration(listen: listen)
             let url = try settings.databaseURL(flag: database.databaseURL)
             try await JobQueue.checkReachable(url, logger: logger)

@@ -1,12 +1,19 @@
 import ArgumentParser
 import AtelierDatabase
 import AtelierQueue
+import AtelierStorage
 import Foundation
+import Logging
 
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply the migrations built into this binary in order (each in a transaction); a no-op when up to date.")
+        abstract: "Apply the migrations built into this binary in order (each in a transaction); a no-op when up to date.",
+        discussion: """
+            With --create-bucket and ATELIER_BLOB_STORE=s3 it also creates the bucket ATELIER_S3_BUCKET names
+            unless it exists: the one-shot set-up of a new deployment (docker-compose.yml's `init` service).
+            ATELIER_STARTUP_WAIT (e.g. 2m) lets it wait that long for the database and the store to answer.
+            """)
 
     @OptionGroup var database: DatabaseOptions
 
@@ -16,9 +23,13 @@ struct MigrateCommand: AsyncParsableCommand {
     @Flag(help: "Only show which migrations are applied.")
     var status = false
 
+    @Flag(name: .customLong("create-bucket"), help: "Also create the S3 bucket (ATELIER_BLOB_STORE=s3) unless it exists.")
+    var createBucket = false
+
     func run() async throws {
         let directory = dir.map { URL(fileURLWithPath: $0) }
         let status = self.status
+        let createBucket = self.createBucket
         try await withQueue(database, logLevel: .info) { queue in
             let migrator = try Migrator(client: queue.client, logger: queue.logger, migrations: try directory.map { url throws(ConfigurationError) in try Migration.load(from: url) } ?? Migration.builtIn())
             if status {
@@ -41,6 +52,20 @@ struct MigrateCommand: AsyncParsableCommand {
             } else {
                 say("applied migration(s) \(report.applied.map(String.init).joined(separator: ", ")); schema is at version \(report.currentVersion)")
             }
+            if createBucket { try await Self.createBucket() }
         }
+    }
+
+    /// The bucket of `ATELIER_S3_*`, made unless it is there; waits for the store within
+    /// `ATELIER_STARTUP_WAIT`.
+    private static func createBucket() async throws {
+        let settings = Settings()
+        guard try settings.blobStoreKind() == .s3 else {
+            say("no bucket to create: ATELIER_BLOB_STORE is local")
+            return
+        }
+        let store = try S3BlobStore(configuration: try settings.s3Configuration(), logger: Logger(label: "atelier.storage"))
+        let made = try await StartupWait(settings: settings).retrying("the object store") { try await store.createBucket() }
+        say(made ? "created bucket \(store.configuration.bucket)" : "bucket \(store.configuration.bucket) is there already")
     }
 }

@@ -18,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
             (required), ATELIER_RESULT_URL_TTL (1h), ATELIER_MAX_UPLOAD_BYTES (25 MiB), ATELIER_RATE_LIMIT (1200/min per
             client, 0 = off), ATELIER_OPEN_ACCESS (false), ATELIER_ANONYMOUS_APPS (none; mondrian, caption: those apps'
             routes without a token), ATELIER_ANONYMOUS_RATE_LIMIT (120/min per address), ATELIER_SSE_KEEPALIVE (15s),
-            ATELIER_ACCESS_LOG (true).
+            ATELIER_ACCESS_LOG (true), ATELIER_STARTUP_WAIT (0: how long to wait for the database, its schema and the
+            blob store at start), ATELIER_LOG_FORMAT (text | json: JSON lines on standard output).
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -30,18 +31,20 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = Settings()
-        settings.bootstrapLogging(fallback: .info)
-        let logger = Logger(label: "atelier.api")
         do {
+            try settings.bootstrapLogging(fallback: .info, service: true)
+            let logger = Logger(label: "atelier.api")
             let configuration = try settings.apiConfiguration(listen: listen, publicURL: publicURL, openAccess: openAccess)
             let url = try settings.databaseURL(flag: database.databaseURL)
-            try await JobQueue.checkReachable(url, logger: logger)
+            let wait = try StartupWait(settings: settings, logger: logger)
+            try await wait.retrying("the database") { try await JobQueue.checkReachable(url, logger: logger) }
             let queue = JobQueue(url: url, applicationName: "atelier-api", maxConnections: 16,
                                  fairShare: try settings.fairShare(), logger: logger)
             let server = try APIServer(configuration: configuration, queue: queue, kinds: try BuiltInKinds.catalog(settings: settings),
                                        blobs: try settings.blobStore(), encoder: try settings.embeddingModel(), logger: logger,
                                        apps: ServedApps.all)
-            try await APIRunner.requireSchema(url: url, logger: logger)
+            try await wait.retrying("the database schema") { try await APIRunner.requireSchema(url: url, logger: logger) }
+            if wait.limit > .zero { try await wait.retrying("the blob store") { try await server.blobs.check() } }
             server.announce()
             let app = try server.makeApplication()
             try await app.runService()

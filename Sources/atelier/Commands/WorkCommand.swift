@@ -21,7 +21,8 @@ struct WorkCommand: AsyncParsableCommand {
             ATELIER_CRASH_LIMIT (5), ATELIER_ISOLATION_WAIT (5s), ATELIER_ORPHAN_GRACE (1h; 0 turns the orphan sweep off),
             ATELIER_SWEEP_INTERVAL (10m), ATELIER_CLAIM_WITH_COMPLETIONS (on: a flush of finished jobs claims
             the next ones in the same round trip), ATELIER_DATA_DIR (blobs for image jobs),
-            ATELIER_BLOB_STORE (local | s3, with ATELIER_S3_*).
+            ATELIER_BLOB_STORE (local | s3, with ATELIER_S3_*), ATELIER_STARTUP_WAIT (0: how long to wait for the
+            database, its schema and the blob store at start), ATELIER_LOG_FORMAT (text | json: JSON lines on standard output).
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -32,9 +33,9 @@ struct WorkCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = Settings()
-        settings.bootstrapLogging(fallback: .info)
-        let logger = Logger(label: "atelier.work")
         do {
+            try settings.bootstrapLogging(fallback: .info, service: true)
+            let logger = Logger(label: "atelier.work")
             var configuration = WorkerConfiguration()
             configuration.version = AtelierVersion.current
             configuration.concurrency = try concurrency ?? settings.int("ATELIER_WORKER_CONCURRENCY") ?? configuration.concurrency
@@ -68,7 +69,9 @@ struct WorkCommand: AsyncParsableCommand {
                 do { handlers = try handlers.restricted(to: kinds) } catch { throw QueueError.invalidArgument("\(error)") }
             }
             let url = try settings.databaseURL(flag: database.databaseURL)
-            try await JobQueue.checkReachable(url, logger: logger)
+            let wait = try StartupWait(settings: settings, logger: logger)
+            try await wait.retrying("the database") { try await JobQueue.checkReachable(url, logger: logger) }
+            if wait.limit > .zero { try await wait.retrying("the blob store") { try await blobs.check() } }
 
             if processes > 1 {
                 try await superviseProcesses(processes, configuration: configuration, handlers: handlers, logger: logger)
@@ -81,7 +84,7 @@ struct WorkCommand: AsyncParsableCommand {
             let group = ServiceGroup(configuration: .init(
                 services: [
                     .init(service: queue.client),
-                    .init(service: SchemaCheckedService(queue: queue, inner: worker), successTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: SchemaCheckedService(queue: queue, wait: wait, inner: worker), successTerminationBehavior: .gracefullyShutdownGroup),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -115,12 +118,14 @@ struct WorkCommand: AsyncParsableCommand {
 }
 
 /// Refuses to start a service against a database whose schema does not match this build.
+/// With `ATELIER_STARTUP_WAIT`, a schema still being migrated is waited for (``StartupWait``).
 struct SchemaCheckedService: Service {
     let queue: JobQueue
+    let wait: StartupWait
     let inner: any Service
 
     func run() async throws {
-        try await Migrator.requireCurrent(client: queue.client, logger: queue.logger)
+        try await wait.retrying("the database schema") { try await Migrator.requireCurrent(client: queue.client, logger: queue.logger) }
         try await inner.run()
     }
 }

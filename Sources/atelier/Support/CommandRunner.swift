@@ -43,12 +43,16 @@ func withQueue<T: Sendable>(
     _ options: DatabaseOptions, logLevel: Logger.Level = .warning, _ body: @Sendable (JobQueue) async throws -> T
 ) async throws -> T {
     let settings = Settings()
-    settings.bootstrapLogging(fallback: logLevel)
     do {
+        try settings.bootstrapLogging(fallback: logLevel)
         let url = try settings.databaseURL(flag: options.databaseURL)
         // The pool's "not running yet" notice is noise for a one-shot command.
         var logger = Logger(label: "atelier")
         logger.logLevel = max(logLevel, .error)
+        let wait = try StartupWait(settings: settings)
+        if wait.limit > .zero {
+            try await wait.retrying("the database") { try await JobQueue.checkReachable(url, logger: logger) }
+        }
         return try await JobQueue.withQueue(url: url, applicationName: "atelier-cli",
                                             fairShare: try settings.fairShare(), logger: logger, body)
     } catch {

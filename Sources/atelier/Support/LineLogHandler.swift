@@ -1,21 +1,30 @@
 import Foundation
 import Logging
 
-/// Log lines on standard error in swift-log's `StreamLogHandler` format
-/// (`2026-11-24T14:00:00+0000 info atelier.api: key=value [Module] message`), with one
-/// difference that matters on the request path: metadata is rendered when a line is written,
-/// not each time a key is set. Every request sets its id on its logger twice (Hummingbird's
+/// One log line per event, in one of two formats (``LogFormat``):
+/// - `text`, swift-log's `StreamLogHandler` format
+///   (`2026-11-24T14:00:00+0000 info atelier.api: key=value [Module] message`);
+/// - `json`, one JSON object per line for a log collector (``JSONLogLine``).
+///
+/// It differs from `StreamLogHandler` in one way that matters on the request path: metadata is
+/// rendered when a line is written, not each time a key is set. Every request sets its id on its logger twice (Hummingbird's
 /// and ours) and most requests write nothing; `StreamLogHandler` rendered the whole metadata
 /// string on each set, a visible share of an authenticated poll's CPU (BENCHMARKS.md, "HTTP
 /// API", second pass).
 struct LineLogHandler: LogHandler {
     let label: String
+    let format: LogFormat
+    /// The file descriptor lines go to: 2 (standard error) or 1 (standard output).
+    let descriptor: Int32
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
 
-    init(label: String, metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider) {
+    init(label: String, format: LogFormat = .text, descriptor: Int32 = 2,
+         metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider) {
         self.label = label
+        self.format = format
+        self.descriptor = descriptor
         self.metadataProvider = metadataProvider
     }
 
@@ -36,21 +45,27 @@ struct LineLogHandler: LogHandler {
             effective["error.message"] = "\(error)"
             effective["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        var line = Self.timestamp() + " \(event.level)" + (label.isEmpty ? "" : " ") + label + ":"
-        if !effective.isEmpty {
-            line += " " + effective.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        switch format {
+        case .text:
+            var line = Self.timestamp() + " \(event.level)" + (label.isEmpty ? "" : " ") + label + ":"
+            if !effective.isEmpty {
+                line += " " + effective.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+            line += " [\(event.source)] \(event.message)\n"
+            Self.write(line, to: descriptor)
+        case .json:
+            Self.write(JSONLogLine.render(time: Date(), level: event.level, logger: label, source: event.source,
+                                          message: "\(event.message)", metadata: effective), to: descriptor)
         }
-        line += " [\(event.source)] \(event.message)\n"
-        Self.write(line)
     }
 
     /// One `write(2)` per line (retried on a short write), so lines from several threads never interleave.
-    private static func write(_ line: String) {
+    private static func write(_ line: String, to descriptor: Int32) {
         var line = line
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Foundation.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written > 0 { offset += written } else if written < 0 && errno == EINTR { continue } else { return }
             }
         }

@@ -48,14 +48,27 @@ struct Settings {
         string(name).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
     }
 
-    /// Logging to standard error at `ATELIER_LOG_LEVEL` (default `fallback`).
-    func bootstrapLogging(fallback: Logger.Level) {
+    /// Logging at `ATELIER_LOG_LEVEL` (default `fallback`) in `ATELIER_LOG_FORMAT` (`text`, the
+    /// default, or `json`). Text goes to standard error. JSON lines go to standard output for a
+    /// `service` (`serve`, `work`, `dev`: what a container runtime collects) and to standard
+    /// error for one-shot commands, whose standard output is their answer.
+    func bootstrapLogging(fallback: Logger.Level, service: Bool = false) throws {
         let level = string("ATELIER_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? fallback
+        let format = try logFormat()
+        let descriptor: Int32 = format == .json && service ? 1 : 2
         LoggingSystem.bootstrap { label in
-            var handler = LineLogHandler(label: label)
+            var handler = LineLogHandler(label: label, format: format, descriptor: descriptor)
             handler.logLevel = level
             return handler
         }
+    }
+
+    func logFormat() throws -> LogFormat {
+        guard let text = string("ATELIER_LOG_FORMAT") else { return .text }
+        guard let format = LogFormat(rawValue: text.lowercased()) else {
+            throw ConfigurationError("ATELIER_LOG_FORMAT is '\(text)'; write text or json")
+        }
+        return format
     }
 }
 
