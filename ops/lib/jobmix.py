@@ -7,6 +7,7 @@ import os
 import random
 import struct
 import subprocess
+import urllib.parse
 import zlib
 from pathlib import Path
 
@@ -108,6 +109,15 @@ def request(method, host, port, path, body=None, headers=None, timeout=30):
         return None, {}, f"{type(error).__name__}: {error}".encode()
     finally:
         connection.close()
+
+
+def download(url):
+    """GET on a pre-signed URL: (status, bytes, where it pointed)."""
+    parts = urllib.parse.urlsplit(url)
+    host, _, port = parts.netloc.partition(":")
+    path = parts.path + ("?" + parts.query if parts.query else "")
+    status, _, body = request("GET", host, int(port or 80), path, timeout=30)
+    return status, body, parts.netloc
 
 
 def multipart(fields, image, content_type):
