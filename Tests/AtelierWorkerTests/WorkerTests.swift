@@ -181,6 +181,22 @@ final class WorkerTests: DatabaseTestCase {
         try await worker.stop()
     }
 
+    /// A worker whose registry row was pruned (unreachable past the prune threshold, then back)
+    /// registers again under the key it holds the liveness lock on: it is alive, so a rescue
+    /// leaves its running job alone. With a fresh key it read as dead, and every rescue took its
+    /// jobs back as crashes (found by ./ops/containers proof, where a worker outlived its database).
+    func testAWorkerPrunedWhileAliveIsAliveAgainAfterItsNextHeartbeat() async throws {
+        let worker = try InProcessWorker.start(db) { $0.heartbeatInterval = .milliseconds(100) }
+        try await db.eventually("worker alive") { try await queue.workers().first?.alive == true }
+        let key = try await db.scalar("SELECT lock_key FROM workers", as: Int32.self)
+        try await db.execute("DELETE FROM workers")
+        try await db.eventually("registered again") { try await !queue.workers().isEmpty }
+        let again = try await queue.workers()
+        XCTAssertEqual(again.map(\.alive), [true], "alive under the lock it holds")
+        try await XCTAssertEqualAsync(try await db.scalar("SELECT lock_key FROM workers", as: Int32.self), key)
+        try await worker.stop()
+    }
+
     func testHandlerProgressAndResult() async throws {
         let worker = try InProcessWorker.start(db)
         let id = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 1000}"#)).id

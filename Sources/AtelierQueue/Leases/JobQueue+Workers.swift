@@ -18,14 +18,31 @@ enum Liveness {
 
 extension JobQueue {
     /// Adds (or refreshes) `worker` in the registry; returns its liveness lock key.
-    package func register(_ worker: WorkerRegistration) async throws -> Int32 {
-        let key = try await scalar("""
-            INSERT INTO workers (id, host, pid, queues, kinds, concurrency, version)
-            VALUES (\(worker.id), \(worker.host), \(worker.pid), \(worker.queues)::text[], \(worker.kinds)::text[],
-                    \(worker.concurrency), \(worker.version))
-            ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
-            RETURNING lock_key
-            """, as: Int32.self)
+    ///
+    /// `lockKey`: the key this worker already holds the liveness lock on, when it registers again
+    /// because its row was pruned (it was unreachable for longer than the prune threshold and came
+    /// back). The row is made with that same key: with a new one, the lock the worker holds would
+    /// name no row, every rescue would take its running jobs for a dead worker's, and each would
+    /// count as a crash toward the poison-pill limit.
+    package func register(_ worker: WorkerRegistration, lockKey: Int32? = nil) async throws -> Int32 {
+        let key: Int32?
+        if let lockKey {
+            key = try await scalar("""
+                INSERT INTO workers (id, host, pid, queues, kinds, concurrency, version, lock_key) OVERRIDING SYSTEM VALUE
+                VALUES (\(worker.id), \(worker.host), \(worker.pid), \(worker.queues)::text[], \(worker.kinds)::text[],
+                        \(worker.concurrency), \(worker.version), \(lockKey))
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+                RETURNING lock_key
+                """, as: Int32.self)
+        } else {
+            key = try await scalar("""
+                INSERT INTO workers (id, host, pid, queues, kinds, concurrency, version)
+                VALUES (\(worker.id), \(worker.host), \(worker.pid), \(worker.queues)::text[], \(worker.kinds)::text[],
+                        \(worker.concurrency), \(worker.version))
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()
+                RETURNING lock_key
+                """, as: Int32.self)
+        }
         guard let key else { throw QueueError.conflict("worker registration returned no lock key") }
         return key
     }

@@ -92,7 +92,7 @@ public final class Worker: Service, Sendable {
                 background.addTask { await self.consume(notifier.subscribe()) }
                 // Claim nothing before the liveness lock is held, or rescuers would take the jobs back.
                 await notifier.ready.wait()
-                background.addTask { await self.heartbeatLoop(registration) }
+                background.addTask { await self.heartbeatLoop(registration, lockKey: lockKey) }
                 background.addTask {
                     await Maintenance(queue: self.queue, configuration: self.configuration, blobs: self.blobs,
                                       logger: self.logger).run()
@@ -235,7 +235,7 @@ public final class Worker: Service, Sendable {
         }
     }
 
-    private func heartbeatLoop(_ registration: WorkerRegistration) async {
+    private func heartbeatLoop(_ registration: WorkerRegistration, lockKey: Int32) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.heartbeatInterval)
             if Task.isCancelled { return }
@@ -249,7 +249,8 @@ public final class Worker: Service, Sendable {
                     running.stop(jobID, reason: .cancelRequested)
                 }
                 if try await !queue.heartbeat(worker: id, running: running.count, processed: processedCount) {
-                    _ = try await queue.register(registration)
+                    // Pruned while unreachable: back under the key whose lock this process holds.
+                    _ = try await queue.register(registration, lockKey: lockKey)
                 }
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(DatabaseErrorText.describe(error))"])
