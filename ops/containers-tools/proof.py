@@ -153,7 +153,7 @@ def throughput(client, photos, workers, count, seed):
     """Stylize jobs/s on real photos with `workers` worker containers (all sent at once, after a warm-up)."""
     rng = random.Random(seed)
     # A warm-up first: a worker's first stylize jobs pay for its one-time set-up.
-    run_batch(client, make_specs(8 * workers, ["stylize"], len(photos), rng, f"warm-{workers}-{seed}"), rate=1000)
+    run_batch(client, make_specs(4 * workers, ["stylize"], len(photos), rng, f"warm-{workers}-{seed}"), rate=1000)
     wait_for_jobs("proof", 600)
     prefix = f"throughput-{workers}-{seed}"
     run_batch(client, make_specs(count, ["stylize"], len(photos), rng, prefix), rate=1000)
@@ -167,16 +167,16 @@ def throughput(client, photos, workers, count, seed):
 
 def main():
     parser = argparse.ArgumentParser(description="./ops/containers proof driver")
-    parser.add_argument("--quick", action="store_true", help="CI's form: 120 mixed jobs, 24 per throughput round")
+    parser.add_argument("--quick", action="store_true", help="CI's form: 120 mixed jobs, 12 half-size photos per throughput round")
     parser.add_argument("--jobs", type=int, default=None, help="mixed jobs (default 300; 120 with --quick)")
     parser.add_argument("--rate", type=float, default=None, help="jobs sent per second (default 8; 6 with --quick)")
-    parser.add_argument("--throughput-jobs", type=int, default=None, help="stylize jobs per throughput round (default 96; 24 with --quick)")
+    parser.add_argument("--throughput-jobs", type=int, default=None, help="large stylize jobs per throughput round (default 48; 12 with --quick)")
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
     quick = args.quick or os.environ.get("CI") == "true"
     jobs = args.jobs or (120 if quick else 300)
     rate = args.rate or (6.0 if quick else 8.0)
-    per_round = args.throughput_jobs or (24 if quick else 96)
+    per_round = args.throughput_jobs or (12 if quick else 48)
     seed = args.seed if args.seed is not None else int(time.time())
     problems = []
 
@@ -184,8 +184,11 @@ def main():
     if not photos_paths:
         raise SystemExit("no real photos in /usr/share/backgrounds (lomiri-wallpapers-16.04)")
     photos = scaled_photos(photos_paths)
+    # The same photos larger, for what must take a while: throughput, the kill, the drain.
+    heavy = scaled_photos(photos_paths, "1/2" if quick else "1/1")
     log(f"build {os.environ.get('PROOF_BUILD')}; {jobs} mixed jobs at {rate:g}/s; {len(photos)} real photos "
-        f"({', '.join(f'{w}×{h}' for _, _, (w, h) in photos)}); seed {seed}")
+        f"({', '.join(f'{w}×{h}' for _, _, (w, h) in photos)}), for stylize rounds "
+        f"{', '.join(f'{w}×{h}' for _, _, (w, h) in heavy)}; seed {seed}")
 
     # 1. Cold up.
     started = time.time()
@@ -193,33 +196,32 @@ def main():
     wait_until("the API ready after a cold up", lambda: health("/health/ready") == 200, 600)
     cold_up = time.time() - started
     log(f"cold up: the API answered /health/ready 200 after {cold_up:.1f} s")
-    size = int(podman("image", "inspect", "localhost/atelier", "--format", "{{.Size}}"))
-    log(f"runtime image localhost/atelier: {size / 1e6:.0f} MB")
+    sizes = {image: int(podman("image", "inspect", f"localhost/{image}", "--format", "{{.Size}}"))
+             for image in ["atelier", "atelier-postgres", "atelier-seaweedfs"]}
+    size = sizes["atelier"]
+    log("images: " + ", ".join(f"{image} {bytes_ / 1e6:.0f} MB" for image, bytes_ in sizes.items()))
 
     # 2. What the images promise.
-    for service in ["api", "worker"]:
+    for service in OURS:
         uid = podman("exec", container(service), "id", "-u")
         read_only = podman("inspect", container(service), "--format", "{{.HostConfig.ReadonlyRootfs}}")
         if uid == "0" or read_only != "true":
             problems.append(f"{service}: uid {uid}, read-only root {read_only}")
-    for service in ["postgres", "seaweedfs"]:
-        uid = podman("exec", container(service), "id", "-u")
-        if uid == "0":
-            problems.append(f"{service} runs as root")
     log("users and root filesystems: " + ("as promised" if not problems else "; ".join(problems)))
 
     token = podman("exec", container("api"), "atelier", "tokens", "create", "--name", f"proof-{seed}", "--owner", "proof").splitlines()[-1]
     client = Client(token, photos)
+    heavy_client = Client(token, heavy)
 
     # 3. Throughput with 1, then 3 worker containers.
-    one = throughput(client, photos, 1, per_round, seed)
+    one = throughput(heavy_client, heavy, 1, per_round, seed)
     log(f"stylize with 1 worker container: {one[0]:.2f} jobs/s ({one[1]} in {one[2]:.1f} s)")
     compose_up(3)
     wait_until("3 worker containers running",
                lambda: len([n for n in podman("ps", "--format", "{{.Names}}").split() if n.startswith(f"{PROJECT}_worker_")]) == 3, 120)
     wait_until("3 workers registered", lambda: psql(
         "SELECT count(*) FROM workers WHERE heartbeat_at > now() - interval '15 seconds'") == "3", 180)
-    three = throughput(client, photos, 3, per_round, seed + 1)
+    three = throughput(heavy_client, heavy, 3, per_round, seed + 1)
     log(f"stylize with 3 worker containers: {three[0]:.2f} jobs/s ({three[1]} in {three[2]:.1f} s); "
         f"{three[0] / one[0]:.2f}× one")
 
@@ -231,24 +233,24 @@ def main():
     victim = {}
 
     def kill_worker():
-        """SIGKILL to worker 2's process, from the host, once it runs jobs: a crash, not a stop, so
-        podman's restart policy applies and its jobs must run again elsewhere."""
+        """SIGKILL to worker 2's process, from the host, while it runs jobs (large stylize jobs are
+        sent for it): a crash, not a stop, so podman's restart policy applies, and its jobs must
+        run again elsewhere. Which jobs it was running is read after the kill: a dead process's
+        rows stay `running` until they are rescued."""
         name = container("worker", 2)
         hostname = podman("inspect", name, "--format", "{{.Config.Hostname}}")
         worker_id = psql(f"SELECT id FROM workers WHERE host = '{hostname}' ORDER BY started_at DESC LIMIT 1")
-        running = []
-
-        def busy():
-            running[:] = [job for job in psql(f"SELECT id FROM jobs WHERE state = 'running' AND lease_owner = '{worker_id}'").split() if job]
-            return bool(running)
+        pid = int(podman("inspect", name, "--format", "{{.State.Pid}}"))
+        run_batch(heavy_client, make_specs(12, ["stylize"], len(heavy), random.Random(seed + 3), f"kill-{seed}"), rate=1000)
+        running = f"SELECT id FROM jobs WHERE state = 'running' AND lease_owner = '{worker_id}'"
         try:
-            wait_until(f"{name} running a job", busy, 60, every=0.05)
+            wait_until(f"{name} running a job", lambda: psql(running) != "", 60, every=0.05)
         except SystemExit as error:
             log(str(error))
-        pid = int(podman("inspect", name, "--format", "{{.State.Pid}}"))
         os.kill(pid, 9)
-        victim.update(name=name, worker=worker_id, jobs=running)
-        log(f"kill -9 {name} (process {pid}) while it ran {len(running)} job(s)")
+        jobs_at_kill = [job for job in psql(running).split() if job]
+        victim.update(name=name, worker=worker_id, jobs=jobs_at_kill)
+        log(f"kill -9 {name} (process {pid}) while it ran {len(jobs_at_kill)} job(s)")
 
     def restart_postgres():
         log(f"restarting {container('postgres')}")
@@ -326,6 +328,9 @@ def main():
             problems.append(f"job {job} of the killed worker: state, times handed back, finished by = {row}")
     if not victim.get("jobs"):
         problems.append("the killed worker was running no job")
+    extra = heavy_jobs_check(f"kill-{seed}")
+    if extra:
+        problems.append(extra)
     live_ok = bool(outage["live"]) and all(status == 200 for status in outage["live"])
     ready_refused = 503 in outage["ready"]
     if not live_ok:
@@ -333,13 +338,13 @@ def main():
     if not ready_refused:
         problems.append(f"/health/ready never answered 503 while PostgreSQL was down: {sorted(set(map(str, outage['ready'])))}")
     log(f"mixed: {len(rows)} jobs in {elapsed:.0f} s; lost {len(lost)}, failed {len(failed)}, duplicated {len(duplicated)}, "
-        f"wrong {len(wrong)}; {handed_back} handed back, the killed worker's {len(victim.get('jobs', []))} among them; p50 {percentile(times, 50) / 1000:.1f} s, "
-        f"p99 {percentile(times, 99) / 1000:.1f} s; PostgreSQL back in {outage['restarted_in'] or 0:.1f} s "
+        f"wrong {len(wrong)}; {handed_back} of them handed back; the killed worker's {len(victim.get('jobs', []))} job(s) handed back and finished elsewhere; p50 {percentile(times, 50):.0f} ms, "
+        f"p99 {percentile(times, 99):.0f} ms; PostgreSQL back in {outage['restarted_in'] or 0:.1f} s "
         f"(live {'200 throughout' if live_ok else 'NOT 200'}, ready {'503 meanwhile' if ready_refused else 'never 503'}); "
         f"killed worker restarted {restarts} time(s) by podman")
 
     # 5. SIGTERM drains.
-    drain = sigterm_drain(client, photos, seed)
+    drain = sigterm_drain(heavy_client, heavy, seed, 12 if quick else 24)
     if drain:
         problems.append(drain)
 
@@ -352,11 +357,11 @@ def main():
             problems.append(f"{service} logs: {len(lines)} lines, {len(bad)} not JSON objects (e.g. {bad[:1]})")
     log("logs: JSON lines" if not any("logs:" in p for p in problems) else "logs: NOT all JSON")
 
-    summary = {"build": os.environ.get("PROOF_BUILD"), "cold_up_seconds": round(cold_up, 1), "image_bytes": size,
+    summary = {"build": os.environ.get("PROOF_BUILD"), "cold_up_seconds": round(cold_up, 1), "image_bytes": sizes,
                "stylize_jobs_per_second": {"1": round(one[0], 2), "3": round(three[0], 2)},
                "jobs": jobs, "accepted": len(accepted), "lost": len(lost), "failed": len(failed),
                "duplicated": len(duplicated), "wrong": len(wrong), "handed_back_after_kill": handed_back,
-               "p50_seconds": round(percentile(times, 50) / 1000, 1), "p99_seconds": round(percentile(times, 99) / 1000, 1),
+               "p50_ms": round(percentile(times, 50)), "p99_ms": round(percentile(times, 99)),
                "postgres_restart_seconds": round(outage["restarted_in"] or 0, 1), "problems": problems, "seed": seed}
     (LOGS / "proof-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     for title, items in (("lost", lost), ("failed", failed), ("duplicated", duplicated), ("wrong", wrong)):
@@ -371,10 +376,10 @@ def main():
     return 1 if bad else 0
 
 
-def sigterm_drain(client, photos, seed):
+def sigterm_drain(client, photos, seed, count):
     """Stops worker 1 with SIGTERM while it runs jobs: it must exit 0 with its jobs finished there. None or the problem."""
     rng = random.Random(seed + 2)
-    specs = make_specs(24, ["stylize"], len(photos), rng, f"drain-{seed}")
+    specs = make_specs(count, ["stylize"], len(photos), rng, f"drain-{seed}")
     hostname = podman("inspect", container("worker"), "--format", "{{.Config.Hostname}}")
     worker_id = psql(f"SELECT id FROM workers WHERE host = '{hostname}' ORDER BY started_at DESC LIMIT 1")
     run_batch(client, specs, rate=1000)
@@ -396,8 +401,22 @@ def sigterm_drain(client, photos, seed):
     log(f"SIGTERM: {container('worker')} was running {len(running)} job(s); it stopped in {took:.1f} s with exit status {code}; "
         f"{finished_there} of them succeeded, {handed} handed back")
     podman("start", container("worker"))
+    extra = heavy_jobs_check(f"drain-{seed}")
+    if extra:
+        return extra
     if code != "0" or handed != "0" or finished_there != str(len(running)):
         return f"SIGTERM drain: exit {code}, {finished_there}/{len(running)} finished, {handed} handed back"
+    return None
+
+
+def heavy_jobs_check(prefix):
+    """None when every job whose Idempotency-Key starts with `prefix` succeeded once, else what is wrong."""
+    rows = psql(f"""SELECT count(*), count(*) FILTER (WHERE state = 'succeeded'),
+                           count(*) FILTER (WHERE (SELECT count(*) FROM job_events e WHERE e.job_id = j.id
+                                                    AND e.type = 'succeeded') > 1)
+                      FROM jobs j WHERE idempotency_key LIKE '{prefix}-%'""").split("|")
+    if len(rows) != 3 or rows[0] != rows[1] or rows[2] != "0" or rows[0] == "0":
+        return f"{prefix} jobs: total, succeeded, succeeded twice = {rows}"
     return None
 
 
