@@ -37,7 +37,7 @@ struct StartupWait {
             } catch {
                 guard Self.isOutage(error), clock.now + pause < deadline else { throw error }
                 if !told {
-                    logger.notice("waiting for \(what) (up to \(DurationText.format(seconds: Self.seconds(limit))))",
+                    logger.notice("waiting for \(what) (up to \(DurationText.format(seconds: limit.seconds)))",
                                   metadata: ["reason": "\(DatabaseErrorText.describe(error))"])
                     told = true
                 }
@@ -53,9 +53,5 @@ struct StartupWait {
         case .unreachable, .schema: return true
         default: return false
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
