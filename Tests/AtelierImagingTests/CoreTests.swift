@@ -10,6 +10,23 @@ final class CoreTests: XCTestCase {
         XCTAssertEqual(small.pixels, [75, 188])  // (0+100+50+150)/4 = 75; (200+250+210+90)/4 = 187.5 → 188
     }
 
+    func testHalvingRGBAveragesEachBlockPerChannel() {
+        // Exactly half: the integer fast path; every sample the rounded mean of its 2 × 2 block.
+        let (width, height) = (64, 48)
+        var generator = SeededGenerator(seed: 3)
+        let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let small = PixelBuffer(width: width, height: height, channels: 3, pixels: pixels).resized(width: 32, height: 24)
+        for y in 0..<24 {
+            for x in 0..<32 {
+                for k in 0..<3 {
+                    let block = [(0, 0), (1, 0), (0, 1), (1, 1)].map { Int(pixels[((2 * y + $0.1) * width + 2 * x + $0.0) * 3 + k]) }
+                    let mean = (Double(block.reduce(0, +)) / 4 + 0.5).rounded(.down)
+                    XCTAssertEqual(Double(small.pixels[(y * 32 + x) * 3 + k]), mean, "(\(x), \(y)) channel \(k)")
+                }
+            }
+        }
+    }
+
     func testNonIntegerDownscaleKeepsTheMean() {
         let width = 301, height = 199
         var pixels = [UInt8](repeating: 0, count: width * height * 3)

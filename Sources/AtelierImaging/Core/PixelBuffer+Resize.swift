@@ -6,6 +6,7 @@ extension PixelBuffer {
     package func resized(width newWidth: Int, height newHeight: Int) -> PixelBuffer {
         precondition(newWidth > 0 && newHeight > 0)
         if newWidth == width && newHeight == height { return self }
+        if width == 2 * newWidth && height == 2 * newHeight { return halved() }
         let horizontal = ResampleWeights(source: width, target: newWidth)
         let vertical = ResampleWeights(source: height, target: newHeight)
         let c = channels, w = width
@@ -129,5 +130,35 @@ struct ResampleWeights {
                 weights.withUnsafeBufferPointer { w in body(f.baseAddress!, o.baseAddress!, w.baseAddress!) }
             }
         }
+    }
+}
+
+extension PixelBuffer {
+    /// Exactly half the size in each direction: each output sample is the mean of a 2 × 2 block,
+    /// rounded half up — the same bytes the area-averaging path gives for a factor of 2 (its
+    /// weights are then ½ and ½, exact in floats), in integers, one pass. The styles work at
+    /// half and quarter size, so this is their most common resize.
+    func halved() -> PixelBuffer {
+        let (w, h, c) = (width / 2, height / 2, channels)
+        let stride = width * c
+        let out = [UInt8](unsafeUninitializedCapacity: w * h * c) { target, initialized in
+            pixels.withUnsafeBufferPointer { source in
+                let (src, dst) = (source.baseAddress!, target.baseAddress!)
+                Parallel.rows(h) { rows in
+                    for y in rows {
+                        let upper = src + 2 * y * stride, lower = upper + stride, row = dst + y * w * c
+                        for x in 0..<w {
+                            for k in 0..<c {
+                                let i = 2 * x * c + k
+                                let sum = Int(upper[i]) + Int(upper[i + c]) + Int(lower[i]) + Int(lower[i + c])
+                                row[x * c + k] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+                            }
+                        }
+                    }
+                }
+            }
+            initialized = w * h * c
+        }
+        return PixelBuffer(width: w, height: h, channels: c, pixels: out)
     }
 }
