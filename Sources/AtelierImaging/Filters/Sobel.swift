@@ -23,26 +23,4 @@ extension FloatPlane {
         }
         return FloatPlane(width: w, height: h, values: out)
     }
-
-    /// Each value replaced by the maximum of its 3×3 neighbourhood (thickens lines by a pixel).
-    package func dilated() -> FloatPlane {
-        let (w, h) = (width, height)
-        var out = values
-        for y in 0..<h {
-            for x in 0..<w {
-                var m: Float = values[y * w + x]
-                for dy in -1...1 {
-                    let yy = y + dy
-                    guard yy >= 0, yy < h else { continue }
-                    for dx in -1...1 {
-                        let xx = x + dx
-                        guard xx >= 0, xx < w else { continue }
-                        m = max(m, values[yy * w + xx])
-                    }
-                }
-                out[y * w + x] = m
-            }
-        }
-        return FloatPlane(width: w, height: h, values: out)
-    }
 }

@@ -1,18 +1,20 @@
 import Foundation
 
-/// `comic` — quantised colour, XDoG ink lines and screentone dots in the shadows.
+/// `comic` — a printed comic panel: flat quantised colour, XDoG ink lines and an AM
+/// screentone in the shadows.
 ///
-/// 1. colour: ``DomainTransform`` smoothing (σs = 15·scale, σr = 30) computed at a quarter of
-///    the size and scaled back up bilinearly (flat colour needs no fine detail; the ink brings
-///    it back), then each channel quantised to 5 values;
-/// 2. ink: XDoG (Winnemöller et al. 2012) on the luma L ∈ 0…1 at half size (σ halved with it;
-///    D read back bilinearly at full size) — D = G_σ(L) − τ·G_{1.6σ}(L),
-///    τ = 0.98, σ = (0.7 + 0.8·i)·scale, E = 1 where D ≥ ε = 0, else 1 + tanh(φ·(D − ε)) with
-///    φ = 100; a pixel is inked where E < ½, that is where D < atanh(−½)/φ ≈ −0.0055 — so no
-///    tanh is evaluated. Flat regions (D = 0.02·L ≥ 0) stay clear whatever their brightness;
-///    the dark side of every edge gets a line;
-/// 3. screentone: where the smoothed luma is below 0.35 + 0.1·i, a regular dot grid (cells of
-///    5·scale px) darkens the shadow to 25 % inside each dot.
+/// 1. Colour: ``DomainTransform`` smoothing (σs = 15·scale, σr = 30) computed at a quarter of
+///    the size, scaled up bilinearly to half and read there (flat colour needs no fine detail;
+///    the ink, read bilinearly, brings the edges back), then quantised in YCbCr: luma to 6 − round(2·i) levels, chroma in steps of 24,
+///    through a table of the 32³ colours of 5-bit precision.
+/// 2. Ink: ``InkLines`` — XDoG (Winnemöller et al. 2012) on the half-size luma, D = G_σ −
+///    0.98·G_{1.6σ}, σ = (0.7 + 0.8·i)·scale (halved with the size), soft step φ = 100 per unit of luma, inked where the
+///    coverage passes ½ (D < atanh(−½)/φ ≈ −0.0055), isolated specks removed. Flat regions
+///    (D = 0.02·L ≥ 0) stay clear whatever their brightness; the dark side of every edge gets
+///    a line.
+/// 3. Screentone: where the smoothed luma is below t = 0.4 + 0.1·i, an AM screen of dots at 45°
+///    (cells of 5·scale px) whose area grows with the depth of the shadow, (t − L)/t × 0.8 of
+///    the cell at most; a dot darkens its colour to 25 %.
 package struct ComicStyle: Sendable {
     package var intensity: Float
 
@@ -20,83 +22,102 @@ package struct ComicStyle: Sendable {
         self.intensity = max(0, min(1, intensity))
     }
 
+    /// Luma levels of the flat colour at this intensity.
+    package var levels: Int { 6 - Int((2 * intensity).rounded()) }
+
     package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let rgb = image.convertedToRGB()
         let (w, h) = (rgb.width, rgb.height)
         let scale = rgb.styleScale
+        let levels = self.levels
         // Half size feeds the ink, a quarter the colour.
         let half = rgb.resized(width: max(1, w / 2), height: max(1, h / 2))
+        let (hw, hh) = (half.width, half.height)
         let smooth = DomainTransform(sigmaSpatial: 15 * scale / 4, sigmaRange: 30)
             .apply(half.resized(width: max(1, w / 4), height: max(1, h / 4)))
-            .resized(width: w, height: h)
-        let luma = FloatPlane(luma: half)
-        let sigma = (0.7 + 0.8 * intensity) * scale / 2
-        let narrow = luma.gaussianBlurred(sigma: sigma)
-        // G(1.6σ) = G(σ) ∗ G(σ·√(1.6² − 1)): the wide blur starts from the narrow one.
-        let wide = narrow.gaussianBlurred(sigma: sigma * (1.6 * 1.6 - 1).squareRoot())
-        let (hw, hh) = (luma.width, luma.height)
-        // Bilinear positions of full-size columns in the half-size planes.
-        let columns: [(Int, Int, Float)] = (0..<w).map { x in
-            let position = max(0, min(Float(hw - 1), (Float(x) + 0.5) / 2 - 0.5))
-            let left = Int(position)
-            return (left, min(hw - 1, left + 1), position - Float(left))
+            .resized(width: hw, height: hh)
+        let halfScale = scale * Float(half.width) / Float(w)
+        let inkLines = InkLines(sigma: (0.7 + 0.8 * intensity) * halfScale, phi: 100, minimumArea: 40 * halfScale * halfScale)
+        let ink = inkLines.coverage(half)
+        let (iw, ih) = (ink.width, ink.height)
+        // Bilinear positions of full-size columns and rows in the ink plane.
+        let columns = FloatPlane.bilinearTaps(from: iw, to: w), lines = FloatPlane.bilinearTaps(from: ih, to: h)
+        let shadowBelow = (0.4 + 0.1 * intensity) * 255
+        // The screen: a dot's area fraction at each position of one period of the 45° grid.
+        let cell = max(3, 5 * scale)
+        let period = max(4, Int((cell * Float(2).squareRoot()).rounded()))
+        let spot: [Float] = (0..<(period * period)).map { i in
+            let (x, y) = (Float(i % period), Float(i / period))
+            let u = (x + y) / Float(period), v = (x - y) / Float(period)
+            let du = u - u.rounded(.down) - 0.5, dv = v - v.rounded(.down) - 0.5
+            return Float.pi * (du * du + dv * dv)
         }
-        let tau: Float = 0.98, inkBelow: Float = atanh(-0.5) / 100 * 255
-        let shadowBelow = Int32((0.35 + 0.1 * intensity) * 255 * 256)
-        // The dot grid repeats every `cell` px: a tile of "inside a dot".
-        let cell = max(3, Int((5 * scale).rounded()))
-        let dots: [Bool] = (0..<(cell * cell)).map { i in
-            let du = (Float(i % cell) + 0.5) / Float(cell) - 0.5, dv = (Float(i / cell) + 0.5) / Float(cell) - 0.5
-            return du * du + dv * dv < 0.09
+        // Coverage by luma (0…255 in quarters): the shadow's depth, up to 0.8 of the cell.
+        let coverage: [Float] = (0..<1024).map { step in
+            let l = Float(step) / 4
+            return l < shadowBelow ? 0.8 * (shadowBelow - l) / shadowBelow : 0
         }
-        let step: Float = 255 / 4
-        let quantised = (0..<256).map { UInt8((Float($0) / step).rounded() * step) }
-        let toned = quantised.map { UInt8(Float($0) * 0.25) }
-        // D = G_σ − τ·G_1.6σ at half size, then the output loop reads it bilinearly.
-        let difference = [Float](unsafeUninitializedCapacity: hw * hh) { target, initialized in
-            narrow.values.withUnsafeBufferPointer { nb in
-                wide.values.withUnsafeBufferPointer { wb in
-                    let (np, wp, dst) = (nb.baseAddress!, wb.baseAddress!, target.baseAddress!)
-                    Parallel.rows(hh) { rows in
-                        for i in (rows.lowerBound * hw)..<(rows.upperBound * hw) { dst[i] = np[i] - tau * wp[i] }
-                    }
-                }
-            }
-            initialized = hw * hh
-        }
-        let out = [UInt8](unsafeUninitializedCapacity: w * h * 3) { target, initialized in
-            smooth.pixels.withUnsafeBufferPointer { smoothBuffer in
-                difference.withUnsafeBufferPointer { differenceBuffer in columns.withUnsafeBufferPointer { columnBuffer in
-                dots.withUnsafeBufferPointer { db in quantised.withUnsafeBufferPointer { qb in toned.withUnsafeBufferPointer { tb in
-                    let (sp, dp, cp, dotp, qp, tp, dst) = (smoothBuffer.baseAddress!, differenceBuffer.baseAddress!, columnBuffer.baseAddress!,
-                                                          db.baseAddress!, qb.baseAddress!, tb.baseAddress!, target.baseAddress!)
+        let plain = Self.palette(levels: levels, darkening: 1), toned = Self.palette(levels: levels, darkening: 0.25)
+        // Every byte is written below.
+        var out = [UInt8](unsafeUninitializedCapacity: w * h * 3) { _, count in count = w * h * 3 }
+        smooth.pixels.withUnsafeBufferPointer { smoothBuffer in
+            ink.values.withUnsafeBufferPointer { inkBuffer in columns.withUnsafeBufferPointer { columnBuffer in
+                spot.withUnsafeBufferPointer { sb in coverage.withUnsafeBufferPointer { cb in
+                plain.withUnsafeBufferPointer { qb in toned.withUnsafeBufferPointer { tb in
+                out.withUnsafeMutableBufferPointer { target in
+                    let (sp, ip, cp, spotp, covp, qp, tp, dst) = (smoothBuffer.baseAddress!, inkBuffer.baseAddress!, columnBuffer.baseAddress!,
+                                                                  sb.baseAddress!, cb.baseAddress!, qb.baseAddress!, tb.baseAddress!,
+                                                                  target.baseAddress!)
                     Parallel.rows(h) { rows in
                         for y in rows {
-                            let position = max(0, min(Float(hh - 1), (Float(y) + 0.5) / 2 - 0.5))
-                            let top = Int(position), fy = position - Float(top)
-                            let upper = dp + top * hw, lower = dp + min(hh - 1, top + 1) * hw
-                            let dotRow = dotp + (y % cell) * cell
+                            let spotRow = spotp + (y % period) * period
+                            let smoothRow = sp + min(hh - 1, y / 2) * hw * 3
+                            let (top, bottom, fy) = lines[y]
+                            let upper = ip + top * iw, lower = ip + bottom * iw
                             var column = 0
                             for x in 0..<w {
-                                let index = y * w + x, o = dst + index * 3, s = sp + index * 3
+                                let o = dst + (y * w + x) * 3, s = smoothRow + min(hw - 1, x / 2) * 3
+                                let (r, g, bl) = (Int(s[0]), Int(s[1]), Int(s[2]))
                                 let (left, right, fx) = cp[x]
                                 let a = upper[left] + (upper[right] - upper[left]) * fx
                                 let b = lower[left] + (lower[right] - lower[left]) * fx
-                                let inked = a + (b - a) * fy < inkBelow
-                                let (r, g, bl) = (Int(s[0]), Int(s[1]), Int(s[2]))
-                                let shaded = Int32(77 * r + 150 * g + 29 * bl) < shadowBelow && dotRow[column]
-                                let table = shaded ? tp : qp
-                                o[0] = inked ? 15 : table[r]; o[1] = inked ? 15 : table[g]; o[2] = inked ? 20 : table[bl]
+                                if a + (b - a) * fy >= 0.5 {
+                                    o[0] = 15; o[1] = 15; o[2] = 20
+                                } else {
+                                    let luma = (77 * r + 150 * g + 29 * bl) >> 6   // 0…1020: quarters of luma
+                                    let colour = (spotRow[column] < covp[luma] ? tp : qp) + ((r >> 3) << 10 | (g >> 3) << 5 | bl >> 3) * 3
+                                    o[0] = colour[0]; o[1] = colour[1]; o[2] = colour[2]
+                                }
                                 column += 1
-                                if column == cell { column = 0 }
+                                if column == period { column = 0 }
                             }
                         }
                     }
-                } } }
+                }
                 } }
-            }
-            initialized = w * h * 3
+                } }
+            } }
         }
         return PixelBuffer(width: w, height: h, channels: 3, pixels: out)
+    }
+
+    /// The flat colour of each 5-bit RGB colour (32³ entries, RGB bytes), × `darkening`: luma
+    /// (BT.601) to `levels` values, each chroma channel to steps of 24 — flat bands that keep
+    /// the photo's hue (quantising R, G and B apart turns skin green and a night sky purple).
+    static func palette(levels: Int, darkening: Float) -> [UInt8] {
+        let step = 255 / Float(levels - 1), chromaStep: Float = 24
+        return [UInt8](unsafeUninitializedCapacity: 32 * 32 * 32 * 3) { out, initialized in
+            @inline(__always) func byte(_ value: Float) -> UInt8 { UInt8(max(0, min(255, value * darkening + 0.5))) }
+            for index in 0..<(32 * 32 * 32) {
+                let (r, g, b) = (Float((index >> 10) * 8 + 4), Float(((index >> 5) & 31) * 8 + 4), Float((index & 31) * 8 + 4))
+                let y = ((0.299 * r + 0.587 * g + 0.114 * b) / step).rounded() * step
+                let cb = ((-0.168736 * r - 0.331264 * g + 0.5 * b) / chromaStep).rounded() * chromaStep
+                let cr = ((0.5 * r - 0.418688 * g - 0.081312 * b) / chromaStep).rounded() * chromaStep
+                out[index * 3] = byte(y + 1.402 * cr)
+                out[index * 3 + 1] = byte(y - 0.344136 * cb - 0.714136 * cr)
+                out[index * 3 + 2] = byte(y + 1.772 * cb)
+            }
+            initialized = 32 * 32 * 32 * 3
+        }
     }
 }

@@ -1,14 +1,30 @@
 import Foundation
 
-/// `watercolor` — washes of colour with darkened edges on textured paper.
+/// `watercolor` — after Bousseau, Kaplan, Thollot & Sillion 2006, "Interactive watercolor
+/// rendering with temporal coherence and abstraction": an abstracted image, its edges wobbled,
+/// then painted by modulating the pigment density of each colour.
 ///
-/// 1. Kuwahara filter (radius (3 + 5·i)·scale px): each pixel takes the mean colour of the one
-///    of its four overlapping quadrant windows with the least luma variance — flat washes, kept
-///    boundaries. Window sums come from integral images, so any radius costs the same.
-/// 2. Edge darkening (pigment pools at the rim of a wash): colour × (1 − 0.3·min(1, |∇L| / 80)).
-/// 3. Wash and paper: colours lifted towards white by 12 %, then multiplied by a fixed paper
-///    grain (two octaves of hashed value noise, 0.9…1.0, a 256-unit tile made once) —
-///    deterministic, so the same photo gives the same painting.
+/// 1. Abstraction, at half size: ``DomainTransform`` (σs = (20 + 50·i)·scale px, σr = 25 + 25·i)
+///    flattens texture; ``washes(_:layers:)`` softly quantises the luma into 7 − round(3·i)
+///    glazes; ``Kuwahara`` (radius (3 + 4·i)·scale px) breaks the result into the blotchy,
+///    flat-bottomed shapes a brush leaves (the paper abstracts with morphology; both remove
+///    detail below the brush size and keep region borders).
+/// 2. Edge darkening: pigment migrates to the rim of a wet wash. The gradient magnitude of the
+///    abstracted colour (the largest of the R, G, B Sobel magnitudes after a σ = 1 blur, so the
+///    rim has width), e = min(1, |∇C| / 8) with |∇C| in levels per pixel of the 1024-px image,
+///    raises the density at every region border, whether lightness or only hue changes there.
+/// 3. Wobbling: the abstracted colour and rims are read at positions displaced by a smooth
+///    noise field (amplitude (1.5 + 3·i)·scale px, 60-px features at 1024 px), so borders
+///    waver as a hand-painted edge does.
+/// 4. Pigment density d = 1 + κe·e + κt·(turbulence − ½) + κp·(paper − ½) + κg·(granulation − ½):
+///    turbulence is two octaves of value noise (90 and 30 px at 1024 px; the uneven
+///    concentration of pigment in the water), paper is fine noise (4 and 16 px at 1024 px) and
+///    granulation finer still (2 photo px: the grain pigment settles into). κe = 0.9 + 0.9·i,
+///    κt = 0.7 + 0.6·i, κp = 0.35, κg = 0.2. Each channel C (0…1) becomes
+///    C′ = C·(1 − (1 − C)·(d − 1)) — the paper's density model: d > 1 darkens and saturates,
+///    d < 1 thins the pigment toward the paper; white stays white. The wash is transparent: C
+///    is first lifted toward the paper by 15 %.
+/// All noise is hashed lattice noise (``StyleNoise``): the same photo gives the same painting.
 package struct WatercolorStyle: Sendable {
     package var intensity: Float
 
@@ -18,158 +34,149 @@ package struct WatercolorStyle: Sendable {
 
     package func apply(_ image: PixelBuffer) -> PixelBuffer {
         let rgb = image.convertedToRGB()
-        let scale = rgb.styleScale
-        let radius = max(2, Int(((3 + 5 * intensity) * scale).rounded()))
-        let painted = Self.kuwahara(rgb, radius: radius)
-        let gradient = FloatPlane(luma: painted).sobelMagnitude()
         let (w, h) = (rgb.width, rgb.height)
+        let scale = rgb.styleScale, i = intensity
+        // 1. Abstraction at half size.
+        let factor = min(w, h) >= 32 ? 2 : 1
+        let (sw, sh) = (max(1, w / factor), max(1, h / factor))
+        let small = rgb.resized(width: sw, height: sh)
+        let smooth = DomainTransform(sigmaSpatial: (20 + 50 * i) * scale / Float(factor), sigmaRange: 25 + 25 * i).apply(small)
+        let radius = max(1, Int(((3 + 4 * i) * scale / Float(factor)).rounded()))
+        let abstracted = Kuwahara.filter(Self.washes(smooth, layers: 7 - Int((3 * i).rounded())), radius: radius)
+        // 2. Rims: |∇L| per photo pixel, 0…1.
+        let rim = Self.colourGradient(abstracted)
+        let rimScale = scale / (8 * Float(factor) * 8)   // Sobel = 8 × slope per work pixel
+        // Colour and rim interleaved: one bilinear read serves all four.
+        var texels = [Float](repeating: 0, count: sw * sh * 4)
+        for p in 0..<(sw * sh) {
+            texels[p * 4] = Float(abstracted.pixels[p * 3]) / 255
+            texels[p * 4 + 1] = Float(abstracted.pixels[p * 3 + 1]) / 255
+            texels[p * 4 + 2] = Float(abstracted.pixels[p * 3 + 2]) / 255
+            texels[p * 4 + 3] = min(1, rim.values[p] * rimScale)
+        }
+        // 3–4. The smooth fields (wobble x, wobble y, turbulence) at a quarter size.
+        let fields = Self.fields(width: w, height: h, scale: scale, wobble: (1.5 + 3 * i) * scale)
+        let (wobbleX, wobbleY, turbulence) = (fields.0.upsampled(width: w, height: h), fields.1.upsampled(width: w, height: h),
+                                              fields.2.upsampled(width: w, height: h))
+        let (kEdge, kTurbulence, kPaper, kGrain): (Float, Float, Float, Float) = (0.9 + 0.9 * i, 0.7 + 0.6 * i, 0.35, 0.2)
+        let paper = Self.paperTile, grain = Self.grainTile, size = Self.tileSize, step = 1 / scale
+        let toSmall = 1 / Float(factor)
         var out = [UInt8](repeating: 0, count: w * h * 3)
-        let grain = Self.paperTile, step = 1 / scale
-        painted.pixels.withUnsafeBufferPointer { source in
-            gradient.values.withUnsafeBufferPointer { gradientBuffer in
-                grain.withUnsafeBufferPointer { tile in
-                    out.withUnsafeMutableBufferPointer { target in
-                        let (src, g, paper, dst) = (source.baseAddress!, gradientBuffer.baseAddress!, tile.baseAddress!, target.baseAddress!)
-                        Parallel.rows(h) { rows in
-                            for y in rows {
-                                let paperRow = paper + (Int(Float(y) * step) & (Self.tileSize - 1)) * Self.tileSize
-                                for x in 0..<w {
-                                    let index = y * w + x
-                                    let rim = 1 - 0.3 * min(1, g[index] / 80)
-                                    let factor = rim * paperRow[Int(Float(x) * step) & (Self.tileSize - 1)]
-                                    for k in 0..<3 {
-                                        let washed = 0.88 * Float(src[index * 3 + k]) + 0.12 * 255
-                                        dst[index * 3 + k] = UInt8(max(0, min(255, washed * factor)))
-                                    }
-                                }
-                            }
+        texels.withUnsafeBufferPointer { texelBuffer in
+            wobbleX.values.withUnsafeBufferPointer { wxb in wobbleY.values.withUnsafeBufferPointer { wyb in
+            turbulence.values.withUnsafeBufferPointer { tb in
+            paper.withUnsafeBufferPointer { pb in grain.withUnsafeBufferPointer { gb in
+            out.withUnsafeMutableBufferPointer { target in
+                let (tex, wx, wy, turb, pp, gp, dst) = (texelBuffer.baseAddress!, wxb.baseAddress!, wyb.baseAddress!, tb.baseAddress!,
+                                                        pb.baseAddress!, gb.baseAddress!, target.baseAddress!)
+                Parallel.rows(h) { rows in
+                    for y in rows {
+                        let paperRow = pp + (Int(Float(y) * step) & (size - 1)) * size
+                        let grainRow = gp + (y & (size - 1)) * size
+                        for x in 0..<w {
+                            let index = y * w + x
+                            // Bilinear read of the half-size colour and rim at the wobbled position.
+                            let sx = max(0, min(Float(sw - 1), (Float(x) + wx[index] + 0.5) * toSmall - 0.5))
+                            let sy = max(0, min(Float(sh - 1), (Float(y) + wy[index] + 0.5) * toSmall - 0.5))
+                            let (x0, y0) = (Int(sx), Int(sy))
+                            let (fx, fy) = (sx - Float(x0), sy - Float(y0))
+                            let (x1, y1) = (min(sw - 1, x0 + 1), min(sh - 1, y0 + 1))
+                            let a = UnsafeRawPointer(tex + (y0 * sw + x0) * 4).load(as: SIMD4<Float>.self)
+                            let b = UnsafeRawPointer(tex + (y0 * sw + x1) * 4).load(as: SIMD4<Float>.self)
+                            let c = UnsafeRawPointer(tex + (y1 * sw + x0) * 4).load(as: SIMD4<Float>.self)
+                            let d = UnsafeRawPointer(tex + (y1 * sw + x1) * 4).load(as: SIMD4<Float>.self)
+                            let top = a + (b - a) * fx, bottom = c + (d - c) * fx
+                            let texel = top + (bottom - top) * fy
+                            let density = 1 + kEdge * texel[3] + kTurbulence * (turb[index] - 0.5)
+                                + kPaper * (paperRow[Int(Float(x) * step) & (size - 1)] - 0.5) + kGrain * (grainRow[x & (size - 1)] - 0.5)
+                            let colour = 1 - 0.85 * (SIMD4<Float>(1, 1, 1, 1) - texel)
+                            let painted = colour * (1 - (1 - colour) * (density - 1))
+                            let o = dst + index * 3
+                            o[0] = UInt8(max(0, min(255, painted[0] * 255 + 0.5)))
+                            o[1] = UInt8(max(0, min(255, painted[1] * 255 + 0.5)))
+                            o[2] = UInt8(max(0, min(255, painted[2] * 255 + 0.5)))
                         }
                     }
                 }
             }
+            } }
+            }
+            } }
         }
         return PixelBuffer(width: w, height: h, channels: 3, pixels: out)
+    }
+
+    /// The largest of the R, G and B Sobel magnitudes, each after a σ = 1 blur (so the rim has
+    /// width): a border between two washes of equal lightness but different hue is a border too.
+    static func colourGradient(_ image: PixelBuffer) -> FloatPlane {
+        let (w, h) = (image.width, image.height)
+        let channels = (0..<3).map { k in
+            FloatPlane(width: w, height: h, values: (0..<(w * h)).map { Float(image.pixels[$0 * 3 + k]) })
+                .gaussianBlurred(sigma: 1).sobelMagnitude()
+        }
+        var out = channels[0].values
+        for k in 1..<3 {
+            for i in out.indices { out[i] = max(out[i], channels[k].values[i]) }
+        }
+        return FloatPlane(width: w, height: h, values: out)
+    }
+
+    /// Washes: the luma softly quantised to `layers` bands (Q = b + (Δ/2)·tanh(0.3·(Y − b)), b
+    /// the nearest band boundary, as ``CartoonStyle`` does), chroma kept — the glazes a painter
+    /// lays one over another, whose borders the rims then darken.
+    static func washes(_ image: PixelBuffer, layers: Int) -> PixelBuffer {
+        let width = 255 / Float(max(2, layers))
+        let table: [Float] = (0..<256).map { v in
+            let y = Float(v), boundary = (y / width).rounded() * width
+            return boundary + width / 2 * tanh(0.3 * (y - boundary))
+        }
+        var out = image.pixels
+        out.withUnsafeMutableBufferPointer { buffer in
+            table.withUnsafeBufferPointer { tableBuffer in
+                let (p, q) = (buffer.baseAddress!, tableBuffer.baseAddress!)
+                Parallel.rows(image.height) { rows in
+                    for index in (rows.lowerBound * image.width)..<(rows.upperBound * image.width) {
+                        let o = p + index * 3
+                        let (r, g, b) = (Float(o[0]), Float(o[1]), Float(o[2]))
+                        let y = 0.299 * r + 0.587 * g + 0.114 * b
+                        let shift = q[Int(y)] - y
+                        o[0] = UInt8(max(0, min(255, r + shift + 0.5)))
+                        o[1] = UInt8(max(0, min(255, g + shift + 0.5)))
+                        o[2] = UInt8(max(0, min(255, b + shift + 0.5)))
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: out)
+    }
+
+    /// Wobble offsets (photo px, x and y) and turbulence (0…1) at a quarter of the size, from
+    /// noise in 1024-px units so the look does not change with the photo's size.
+    static func fields(width: Int, height: Int, scale: Float, wobble: Float) -> (FloatPlane, FloatPlane, FloatPlane) {
+        let (qw, qh) = (max(1, width / 4), max(1, height / 4))
+        let (fx, fy) = (Float(width) / Float(qw), Float(height) / Float(qh))
+        var planes = [[Float]](repeating: [Float](repeating: 0, count: qw * qh), count: 3)
+        for y in 0..<qh {
+            let v = (Float(y) + 0.5) * fy / scale
+            for x in 0..<qw {
+                let u = (Float(x) + 0.5) * fx / scale, p = y * qw + x
+                planes[0][p] = (StyleNoise.value(u / 60, v / 60, seed: 4) - 0.5) * 2 * wobble
+                planes[1][p] = (StyleNoise.value(u / 60, v / 60, seed: 5) - 0.5) * 2 * wobble
+                planes[2][p] = 0.65 * StyleNoise.value(u / 90, v / 90, seed: 2) + 0.35 * StyleNoise.value(u / 30, v / 30, seed: 3)
+            }
+        }
+        return (FloatPlane(width: qw, height: qh, values: planes[0]), FloatPlane(width: qw, height: qh, values: planes[1]),
+                FloatPlane(width: qw, height: qh, values: planes[2]))
     }
 
     static let tileSize = 256
-    /// The paper: 0.9 + 0.1 × ``paperGrain`` over a 256 × 256 tile (in 1024-px units), made
-    /// once and repeated — the grain's periods (24 and 7) are far below the tile's.
-    static let paperTile: [Float] = (0..<(tileSize * tileSize)).map { i in
-        0.9 + 0.1 * paperGrain(x: Float(i % tileSize), y: Float(i / tileSize))
+    /// The paper (in 1024-px units): value noise with 4-unit features, repeating every 256.
+    static let paperTile: [Float] = StyleNoise.tile(size: tileSize) { x, y in
+        0.6 * StyleNoise.value(x / 4, y / 4, periodX: 64, periodY: 64, seed: 6)
+            + 0.4 * StyleNoise.value(x / 16, y / 16, periodX: 16, periodY: 16, seed: 7)
     }
-
-    /// The classic four-quadrant Kuwahara filter on RGB. Each pixel's four (r+1)×(r+1) quadrant
-    /// windows share sums: a row pass stores every pixel's horizontal window sums of R, G, B, L
-    /// and L² (exact integers; L = Rec. 601 luma 0…255), then each band of columns slides two
-    /// running vertical sums down the image — the windows ending at the pixel's row and those
-    /// starting at it — so any radius costs the same. Pixels beyond the border repeat the edge.
-    package static func kuwahara(_ rgb: PixelBuffer, radius r: Int) -> PixelBuffer {
-        let (w, h) = (rgb.width, rgb.height)
-        let span = w + r          // window starts x0 ∈ −r … w−1, stored at x0 + r
-        let n = Int64((r + 1) * (r + 1)), inverse = 1 / Float(n)
-        // Horizontal sums: 5 interleaved Int32 per window start per row.
-        var horizontal = [Int32](repeating: 0, count: span * h * 5)
-        rgb.pixels.withUnsafeBufferPointer { source in
-            horizontal.withUnsafeMutableBufferPointer { target in
-                let (src, dst) = (source.baseAddress!, target.baseAddress!)
-                Parallel.rows(h) { rows in
-                    var luma = [Int32](repeating: 0, count: w)
-                    luma.withUnsafeMutableBufferPointer { lumaBuffer in
-                        let l = lumaBuffer.baseAddress!
-                        for y in rows {
-                            let row = src + y * w * 3, out = dst + y * span * 5
-                            for x in 0..<w {
-                                let p = row + x * 3
-                                l[x] = (77 * Int32(p[0]) + 150 * Int32(p[1]) + 29 * Int32(p[2]) + 128) >> 8
-                            }
-                            @inline(__always) func pixel(_ x: Int) -> (Int32, Int32, Int32, Int32) {
-                                let c = min(w - 1, max(0, x)), p = row + c * 3
-                                return (Int32(p[0]), Int32(p[1]), Int32(p[2]), l[c])
-                            }
-                            var (sr, sg, sb, sl, sq): (Int32, Int32, Int32, Int32, Int32) = (0, 0, 0, 0, 0)
-                            for x in -r...0 {
-                                let (pr, pg, pb, pl) = pixel(x)
-                                sr += pr; sg += pg; sb += pb; sl += pl; sq += pl * pl
-                            }
-                            for x0 in -r..<w {
-                                let o = out + (x0 + r) * 5
-                                o[0] = sr; o[1] = sg; o[2] = sb; o[3] = sl; o[4] = sq
-                                let (ar, ag, ab, al) = pixel(x0 + r + 1), (dr, dg, db, dl) = pixel(x0)
-                                sr = sr &+ (ar &- dr); sg = sg &+ (ag &- dg); sb = sb &+ (ab &- db); sl = sl &+ (al &- dl); sq = sq &+ (al &* al &- dl &* dl)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        var out = [UInt8](repeating: 0, count: w * h * 3)
-        horizontal.withUnsafeBufferPointer { source in
-            out.withUnsafeMutableBufferPointer { target in
-                let (hs, dst) = (source.baseAddress!, target.baseAddress!)
-                Parallel.rows(w, minimumPerBand: 64) { columns in
-                    // Window starts x0 from columns.lowerBound − r to columns.upperBound − 1.
-                    let first = columns.lowerBound, count = columns.count + r
-                    // above: rows y−r…y (windows ending at y); below: rows y…y+r (starting at y).
-                    var sums = [Int32](repeating: 0, count: count * 5 * 2)
-                    sums.withUnsafeMutableBufferPointer { sumBuffer in
-                        let above = sumBuffer.baseAddress!, below = above + count * 5
-                        @inline(__always) func line(_ y: Int) -> UnsafePointer<Int32> {
-                            hs + (min(h - 1, max(0, y)) * span + first) * 5
-                        }
-                        for j in 0...r {
-                            let a = line(j - r), b = line(j)
-                            for i in 0..<(count * 5) { above[i] = above[i] &+ a[i]; below[i] = below[i] &+ b[i] }
-                        }
-                        for y in 0..<h {
-                            for x in columns {
-                                // Quadrants: starts x−r and x, in the windows above and below.
-                                let left = (x - first) * 5, right = (x + r - first) * 5
-                                @inline(__always) func spread(_ q: UnsafeMutablePointer<Int32>) -> Int64 {
-                                    let sl = Int64(q[3])
-                                    return n * Int64(q[4]) - sl * sl
-                                }
-                                var pick = above + left, best = spread(pick)
-                                let candidates = (above + right, below + left, below + right)
-                                var v = spread(candidates.0)
-                                if v < best { best = v; pick = candidates.0 }
-                                v = spread(candidates.1)
-                                if v < best { best = v; pick = candidates.1 }
-                                v = spread(candidates.2)
-                                if v < best { pick = candidates.2 }
-                                let o = dst + (y * w + x) * 3
-                                o[0] = UInt8(min(255, Float(pick[0]) * inverse + 0.5))
-                                o[1] = UInt8(min(255, Float(pick[1]) * inverse + 0.5))
-                                o[2] = UInt8(min(255, Float(pick[2]) * inverse + 0.5))
-                            }
-                            let addAbove = line(y + 1), dropAbove = line(y - r), addBelow = line(y + r + 1), dropBelow = line(y)
-                            for i in 0..<(count * 5) {
-                                // Exact in Int32 (sums stay far below 2³¹); wrapping ops vectorise.
-                                above[i] = above[i] &+ (addAbove[i] &- dropAbove[i])
-                                below[i] = below[i] &+ (addBelow[i] &- dropBelow[i])
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return PixelBuffer(width: w, height: h, channels: 3, pixels: out)
-    }
-
-    /// Value noise in 0…1 from a hash of the lattice corners, two octaves (periods 24 and 7 px).
-    static func paperGrain(x: Float, y: Float) -> Float {
-        func hash(_ i: Int, _ j: Int) -> Float {
-            var h = UInt32(truncatingIfNeeded: i &* 374_761_393 &+ j &* 668_265_263)
-            h = (h ^ (h >> 13)) &* 1_274_126_177
-            return Float(h ^ (h >> 16)) / Float(UInt32.max)
-        }
-        func noise(_ x: Float, _ y: Float) -> Float {
-            let (xi, yi) = (Int(x.rounded(.down)), Int(y.rounded(.down)))
-            let (fx, fy) = (x - Float(xi), y - Float(yi))
-            let (sx, sy) = (fx * fx * (3 - 2 * fx), fy * fy * (3 - 2 * fy))
-            let top = hash(xi, yi) + (hash(xi + 1, yi) - hash(xi, yi)) * sx
-            let bottom = hash(xi, yi + 1) + (hash(xi + 1, yi + 1) - hash(xi, yi + 1)) * sx
-            return top + (bottom - top) * sy
-        }
-        return 0.6 * noise(x / 24, y / 24) + 0.4 * noise(x / 7, y / 7)
+    /// Pigment granulation (in photo pixels): 2-px features, repeating every 256.
+    static let grainTile: [Float] = StyleNoise.tile(size: tileSize) { x, y in
+        StyleNoise.value(x / 2, y / 2, periodX: 128, periodY: 128, seed: 8)
     }
 }

@@ -61,7 +61,7 @@ struct ImageBench {
             measure("filter:resize_down_4", note: "area 2048 → 512", size: pixelSize) { capped.resized(width: capped.width / 4, height: capped.height / 4) }
             let quarter = capped.resized(width: capped.width / 4, height: capped.height / 4)
             measure("filter:resize_up_4", note: "bilinear 512 → 2048", size: pixelSize) { quarter.resized(width: capped.width, height: capped.height) }
-            measure("filter:kuwahara", note: "radius 11", size: pixelSize) { WatercolorStyle.kuwahara(capped, radius: 11) }
+            measure("filter:kuwahara", note: "radius 11", size: pixelSize) { Kuwahara.filter(capped, radius: 11) }
         }
         /// The stylize job without storage: decode → cap 2048 → style → JPEG q90; the result's size.
         func stylizeJob(_ bytes: [UInt8], _ style: StyleID) throws -> (Int, Int) {
