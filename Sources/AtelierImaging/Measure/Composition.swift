@@ -93,33 +93,15 @@ package struct Composition: Sendable, Equatable {
         return Composition(horizonTilt: tilt, horizonStrength: strength, massX: massX, massY: massY, massConcentration: concentration)
     }
 
-    /// Salience per pixel = gradient magnitude / 4 (detail draws the eye) + distance of its
-    /// colour from the frame's mean colour (so does a colour that stands out); weight = the
-    /// square of its excess over the frame's 75th-percentile salience, so what stands out
-    /// outweighs a large textured area. The weighted centroid, and how far the weight's spread
-    /// is below that of an evenly weighted frame.
+    /// The weighted centroid of ``Saliency/weights(_:magnitudes:)``, and how far the weight's
+    /// spread is below that of an evenly weighted frame.
     static func visualMass(_ rgb: PixelBuffer, magnitudes: [Float]) -> (Double, Double, Double) {
-        let (w, h, c) = (rgb.width, rgb.height, rgb.channels)
-        var mean = (0.0, 0.0, 0.0)
-        for i in 0..<rgb.pixelCount {
-            mean.0 += Double(rgb.pixels[i * c]); mean.1 += Double(rgb.pixels[i * c + 1]); mean.2 += Double(rgb.pixels[i * c + 2])
-        }
-        let n = Double(rgb.pixelCount)
-        mean = (mean.0 / n, mean.1 / n, mean.2 / n)
-        var salience = [Double](repeating: 0, count: w * h)
-        for i in 0..<(w * h) {
-            let dr = Double(rgb.pixels[i * c]) - mean.0, dg = Double(rgb.pixels[i * c + 1]) - mean.1, db = Double(rgb.pixels[i * c + 2]) - mean.2
-            salience[i] = Double(magnitudes[i]) / 4 + (dr * dr + dg * dg + db * db).squareRoot()
-        }
-        // Only what stands out above the frame's typical salience (its 75th percentile) counts:
-        // a textured background everywhere is not a subject.
-        let sample = stride(from: 0, to: salience.count, by: max(1, salience.count / 4096)).map { salience[$0] }.sorted()
-        let typical = sample[min(sample.count - 1, sample.count * 3 / 4)]
+        let (w, h) = (rgb.width, rgb.height)
+        let weights = Saliency.weights(rgb, magnitudes: magnitudes)
         var total = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0
         for y in 0..<h {
             for x in 0..<w {
-                let excess = max(0, salience[y * w + x] - typical)
-                let weight = excess * excess
+                let weight = weights[y * w + x]
                 let fx = (Double(x) + 0.5) / Double(w), fy = (Double(y) + 0.5) / Double(h)
                 total += weight; sx += weight * fx; sy += weight * fy
                 sxx += weight * fx * fx; syy += weight * fy * fy
