@@ -59,12 +59,13 @@ package struct StylizeHandler: JobHandler {
         let styled = try await context.offload { _ in Stylizer.render(warped, style: style, parameters: chosen) }
         try context.checkCancellation()
         try await context.progress(85, step: "encoding")
-        let encoded: [UInt8] = try await context.offload { _ in
-            png ? try ImageCodec.encodePNG(styled) : try ImageCodec.encodeJPEG(styled, quality: 90)
+        let (encoded, placeholder): ([UInt8], [UInt8]) = try await context.offload { _ in
+            (png ? try ImageCodec.encodePNG(styled) : try ImageCodec.encodeJPEG(styled, quality: 90), ThumbHash.encode(styled))
         }
         let key = BlobKey.jobResult(context.job.id, fileExtension: png ? "png" : "jpg")
         let info = try await blobs.put(Data(encoded), at: key)
         return try .encode(StylizeJob.Result(resultBlob: key.path, styleID: style.rawValue, width: styled.width, height: styled.height,
-                                             contentType: info.contentType, bytes: info.size))
+                                             contentType: info.contentType, bytes: info.size,
+                                             thumbhash: Data(placeholder).base64EncodedString()))
     }
 }

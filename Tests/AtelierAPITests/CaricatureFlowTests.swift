@@ -66,6 +66,15 @@ final class CaricatureFlowTests: APITestCase {
             XCTAssertEqual(download.header("Content-Type"), "image/png")
             let result = try ImageCodec.decode([UInt8](download.body))
             XCTAssertEqual([result.width, result.height], size, type)
+            // The placeholder a phone paints first: the result's shape and average colour.
+            let hash = try XCTUnwrap(Data(base64Encoded: try XCTUnwrap((done["result"] as? [String: Any])?["thumbhash"] as? String)))
+            let placeholder = try XCTUnwrap(ThumbHash.decode([UInt8](hash)))
+            XCTAssertEqual(ThumbHash.aspectRatio([UInt8](hash)), Double(size[0]) / Double(size[1]), accuracy: 0.2, type)
+            func mean(_ image: PixelBuffer, _ k: Int) -> Double {
+                stride(from: k, to: image.pixels.count, by: image.channels).reduce(0.0) { $0 + Double(image.pixels[$1]) }
+                    / Double(image.width * image.height)
+            }
+            for k in 0..<3 { XCTAssertEqual(mean(placeholder, k), mean(result, k), accuracy: 20, "\(type) channel \(k)") }
         }
     }
 

@@ -102,5 +102,9 @@ final class StylizeJobTests: XCTestCase {
         XCTAssertEqual(try Contract.text(result), text)
         XCTAssertEqual(try Contract.decode(StylizeJob.Result.self, text), result)
         XCTAssertEqual(ResultFields.of(result: text)?.resultBlob, "jobs/1/result.jpg")
+        var placeheld = result
+        placeheld.thumbhash = "3wcKPZpwd3dwiIeHeHd3d4CACPh4"
+        XCTAssertEqual(try Contract.decode(StylizeJob.Result.self, try Contract.text(placeheld)), placeheld)
+        XCTAssertTrue(try Contract.text(placeheld).contains(#""thumbhash":"3wcKPZpwd3dwiIeHeHd3d4CACPh4""#))
     }
 }

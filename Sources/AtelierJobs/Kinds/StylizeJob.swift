@@ -84,14 +84,18 @@ package struct StylizeJob: JobContract {
         package var height: Int
         package var contentType: String
         package var bytes: Int
+        /// The result's ThumbHash placeholder (about 25 bytes, base64): a client paints it before
+        /// the image arrives. Absent from results stored before it was computed.
+        package var thumbhash: String?
 
-        package init(resultBlob: String, styleID: String, width: Int, height: Int, contentType: String, bytes: Int) {
-            (self.resultBlob, self.styleID, self.width, self.height, self.contentType, self.bytes) =
-                (resultBlob, styleID, width, height, contentType, bytes)
+        package init(resultBlob: String, styleID: String, width: Int, height: Int, contentType: String, bytes: Int,
+                     thumbhash: String? = nil) {
+            (self.resultBlob, self.styleID, self.width, self.height, self.contentType, self.bytes, self.thumbhash) =
+                (resultBlob, styleID, width, height, contentType, bytes, thumbhash)
         }
 
         enum CodingKeys: String, CodingKey {
-            case width, height, bytes
+            case width, height, bytes, thumbhash
             case resultBlob = "result_blob", styleID = "style_id", contentType = "content_type"
         }
     }
