@@ -16,6 +16,9 @@ struct JobView: Encodable {
     /// The job's result as its handler wrote it (each kind's `Result` in AtelierJobs), passed through.
     var result: JSONValue?
     var resultURL: String?
+    /// A signed variant URL of an image result: 512 px square, cropped around its subject, WebP
+    /// or JPEG by the request's `Accept` (``VariantParameters/thumbnail``); null otherwise.
+    var thumbnailURL: String?
     var error: String?
     var attempt: Int
     var maxAttempts: Int
@@ -29,7 +32,7 @@ struct JobView: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case id, kind, status, state, progress, result, error, attempt
-        case progressStep = "progress_step", resultURL = "result_url", maxAttempts = "max_attempts"
+        case progressStep = "progress_step", resultURL = "result_url", thumbnailURL = "thumbnail_url", maxAttempts = "max_attempts"
         case requestID = "request_id", parentID = "parent_id", createdAt = "created_at", startedAt = "started_at"
         case finishedAt = "finished_at", statusURL = "status_url", streamURL = "stream_url"
     }
@@ -44,6 +47,7 @@ struct JobView: Encodable {
         try c.encode(progressStep, forKey: .progressStep)
         try c.encode(result, forKey: .result)
         try c.encode(resultURL, forKey: .resultURL)
+        try c.encode(thumbnailURL, forKey: .thumbnailURL)
         try c.encode(error, forKey: .error)
         try c.encode(attempt, forKey: .attempt)
         try c.encode(maxAttempts, forKey: .maxAttempts)
@@ -71,6 +75,9 @@ struct JobView: Encodable {
         result = job.result.flatMap { try? JSONValue.parse(Data($0.utf8)) }
         if job.state == .succeeded, let key = Self.resultBlob(job.result) {
             resultURL = links.url(for: key, apiBase: baseURL, now: now)
+            if VariantsController.jobFolder(of: key) != nil {
+                thumbnailURL = baseURL + links.signer.signedVariantPath(for: key, parameters: VariantParameters.thumbnail.canonical, now: now)
+            }
         }
         switch job.state {
         case .failed: error = job.error ?? "the job failed"

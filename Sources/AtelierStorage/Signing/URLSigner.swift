@@ -61,12 +61,34 @@ public struct URLSigner: Sendable {
 
     /// Checks a presented signature in constant time, then the expiry.
     public func verify(key: BlobKey, expires: Int, signature: String, now: Date = Date()) -> Verdict {
+        verify(message: Self.message(key, expires), expires: expires, signature: signature, now: now)
+    }
+
+    /// The signature of a variant URL: the HMAC of `VARIANT\nKEY?PARAMETERS\nEXPIRES`, where
+    /// `parameters` is the variant's canonical query (`w=…&h=…&fit=…&format=…&q=…`). Its own
+    /// prefix: a result URL's signature never opens a variant, nor the other way round.
+    public func variantSignature(for key: BlobKey, parameters: String, expires: Int) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(Self.variantMessage(key, parameters, expires).utf8), using: self.key)
+        return Base64URL.encode(Data(mac))
+    }
+
+    /// The path and query of a signed variant URL, to be put after the public base URL.
+    public func signedVariantPath(for key: BlobKey, parameters: String, now: Date = Date()) -> String {
+        let expires = expiry(now: now)
+        return "/variants/\(key.path)?\(parameters)&expires=\(expires)&signature=\(variantSignature(for: key, parameters: parameters, expires: expires))"
+    }
+
+    /// Checks a variant URL's signature in constant time, then its expiry.
+    public func verifyVariant(key: BlobKey, parameters: String, expires: Int, signature: String, now: Date = Date()) -> Verdict {
+        verify(message: Self.variantMessage(key, parameters, expires), expires: expires, signature: signature, now: now)
+    }
+
+    private func verify(message: String, expires: Int, signature: String, now: Date) -> Verdict {
         // Only the canonical spelling: base64's last character carries unused bits, so several
         // strings decode to the same MAC — a changed URL must never still be valid.
         guard let presented = Base64URL.decode(signature), presented.count == SHA256.byteCount,
               Base64URL.encode(presented) == signature else { return .invalid }
-        let authentic = HMAC<SHA256>.isValidAuthenticationCode(
-            presented, authenticating: Data(Self.message(key, expires).utf8), using: self.key)
+        let authentic = HMAC<SHA256>.isValidAuthenticationCode(presented, authenticating: Data(message.utf8), using: self.key)
         guard authentic else { return .invalid }
         return Double(expires) >= now.timeIntervalSince1970 ? .valid : .expired
     }
@@ -92,6 +114,10 @@ public struct URLSigner: Sendable {
 
     private static func message(_ key: BlobKey, _ expires: Int) -> String {
         "GET\n\(key.path)\n\(expires)"
+    }
+
+    private static func variantMessage(_ key: BlobKey, _ parameters: String, _ expires: Int) -> String {
+        "VARIANT\n\(key.path)?\(parameters)\n\(expires)"
     }
 }
 

@@ -132,11 +132,12 @@ extension Settings {
         configuration.sseKeepAlive = try duration("ATELIER_SSE_KEEPALIVE") ?? configuration.sseKeepAlive
         guard configuration.sseKeepAlive >= .seconds(1) else { throw ConfigurationError("ATELIER_SSE_KEEPALIVE must be at least 1s") }
         for (name, keyPath) in [("ATELIER_LANE_PROBES", \ServerLanes.Configuration.probes), ("ATELIER_LANE_PASSWORDS", \.passwords),
-                                ("ATELIER_LANE_EMBEDDINGS", \.embeddings), ("ATELIER_LANE_CHAT", \.chat)] {
+                                ("ATELIER_LANE_EMBEDDINGS", \.embeddings), ("ATELIER_LANE_VARIANTS", \.variants),
+                                ("ATELIER_LANE_CHAT", \.chat)] {
             if let limits = try laneLimits(name) { configuration.lanes[keyPath: keyPath] = limits }
         }
         guard configuration.lanes.fitsLaneThreads else {
-            throw ConfigurationError("ATELIER_LANE_PROBES, ATELIER_LANE_PASSWORDS and ATELIER_LANE_EMBEDDINGS may have at most "
+            throw ConfigurationError("ATELIER_LANE_PROBES, _PASSWORDS, _EMBEDDINGS and _VARIANTS may have at most "
                 + "\(ServerLanes.threadCapacity) places together")
         }
         configuration.accessLog = try bool("ATELIER_ACCESS_LOG") ?? true

@@ -1,0 +1,98 @@
+import AtelierImaging
+import AtelierLanes
+import AtelierStorage
+import Crypto
+import Foundation
+import Hummingbird
+
+/// `GET /variants/KEY?w=…&h=…&fit=…&format=…&q=…&expires=…&signature=…`: a stored photo or
+/// result, resized for a phone's screen. No credential: the signature (``URLSigner``, over the
+/// key and the canonical parameters) is the credential, so a client can change no parameter.
+///
+/// The first request renders the variant (``PhotoVariant``) in the variants lane and stores it
+/// beside its source, in `jobs/<id>/variants/` (purged with the job); every later request, on
+/// any API process, is answered from there. Answers carry a strong ETag (304 on
+/// If-None-Match), `Cache-Control: private, max-age=<until expiry>, immutable` (what a URL
+/// names never changes) and, for `format=auto`, `Vary: Accept`.
+struct VariantsController: Sendable {
+    let blobs: any BlobStore
+    let signer: URLSigner
+    let lane: WorkLane
+    let limits: ImageLimits
+
+    func register(on router: some RouterMethods<APIRequestContext>) {
+        router.get("variants/**", use: variant)
+        router.head("variants/**", use: variant)
+    }
+
+    /// The file names a variant may be made from: a job's uploaded photo and its image result.
+    static let sourceNames: Set<String> = ["input", "result"]
+    static let sourceExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "heic"]
+
+    @Sendable func variant(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let path = context.parameters.getCatchAll().joined(separator: "/")
+        guard let key = try? BlobKey(path), let folder = Self.jobFolder(of: key) else {
+            throw APIError.forbidden("this variant URL is not valid")
+        }
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        guard let expiresText = query["expires"], let expires = Int(expiresText), let signature = query["signature"] else {
+            throw APIError.forbidden("this variant URL is not signed: it needs expires and signature")
+        }
+        let parameters = try VariantParameters(query: query)
+        switch signer.verifyVariant(key: key, parameters: parameters.canonical, expires: expires, signature: signature) {
+        case .invalid: throw APIError.forbidden("this variant URL's signature is not valid")
+        case .expired: throw APIError.forbidden("this variant URL has expired; fetch the job again for a fresh one")
+        case .valid: break
+        }
+        let encoding = parameters.encoding(accept: request.headers[.accept])
+        let cached = Self.cacheKey(source: key, folder: folder, parameters: parameters.canonical, encoding: encoding)
+        if try await blobs.info(cached) == nil {
+            try await render(key, to: cached, parameters.request(encoding))
+        }
+        let seconds = max(0, expires - Int(Date().timeIntervalSince1970))
+        var response = try await BlobResponse.serve(cached, for: request, from: blobs,
+                                                    cacheControl: "private, max-age=\(seconds), immutable",
+                                                    missing: "this photo no longer exists")
+        if parameters.format == .auto { response.headers[.vary] = "Accept" }
+        return response
+    }
+
+    /// Reads `source`, renders the variant in the lane (never the cooperative pool: a 12 MP
+    /// photo takes tens of milliseconds) and stores it at `target`. Two processes rendering the
+    /// same variant at once both write the same bytes; the store keeps one.
+    func render(_ source: BlobKey, to target: BlobKey, _ request: VariantRequest) async throws {
+        try lane.refuseIfFull()
+        let bytes = [UInt8](try await blobs.read(source, range: nil))
+        let limits = self.limits
+        let rendered = try await lane.run { Result { () throws(ImageError) in try PhotoVariant.render(bytes, request, limits: limits) } }
+        switch rendered {
+        case .success(let variant):
+            _ = try await blobs.put(Data(variant), at: target)
+        case .failure(.tooLarge(let message)):
+            throw APIError(.contentTooLarge, "PayloadTooLargeError", message,
+                           details: ["max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])
+        case .failure(let error):
+            throw APIError(.unprocessableContent, "UnreadableImageError", "this photo cannot be read: " + error.message)
+        }
+    }
+
+    /// `jobs/<id>` when `key` is a job's photo or image result, else nil.
+    static func jobFolder(of key: BlobKey) -> String? {
+        let segments = key.path.split(separator: "/")
+        guard segments.count == 3, segments[0] == "jobs",
+              let dot = segments[2].lastIndex(of: "."),
+              sourceNames.contains(String(segments[2][..<dot])),
+              sourceExtensions.contains(String(segments[2][segments[2].index(after: dot)...]).lowercased()) else { return nil }
+        return "jobs/\(segments[1])"
+    }
+
+    /// Where a variant is kept: beside its source, named by a hash of the source's name, the
+    /// parameters and the encoding chosen.
+    static func cacheKey(source: BlobKey, folder: String, parameters: String, encoding: VariantFormat) -> BlobKey {
+        let digest = SHA256.hash(data: Data("\(source.path)?\(parameters)&encoding=\(encoding.rawValue)".utf8))
+        let name = digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        // Safe by construction: a job folder checked above, hex, a fixed extension.
+        return try! BlobKey("\(folder)/variants/\(name).\(encoding == .jpeg ? "jpg" : "webp")")
+    }
+}

@@ -1,0 +1,83 @@
+import AtelierAPI
+import AtelierAPITestSupport
+import AtelierImaging
+import AtelierStorage
+import AtelierTestSupport
+import Foundation
+import XCTest
+
+/// Signed variant URLs: a job's thumbnail, rendered once and then answered from the cache beside
+/// its source; formats by Accept; every parameter covered by the signature.
+final class VariantURLTests: APITestCase {
+    /// An echo job (its result is the upload) of a 600 × 300 photo with a subject on the right.
+    func makeResult() async throws -> (id: String, thumbnail: String, key: BlobKey) {
+        var photo = PixelBuffer(width: 600, height: 300, channels: 3, fill: 200)
+        for y in 90..<210 {
+            for x in 460..<580 {
+                let colour: [UInt8] = (x / 6 + y / 6) % 2 == 0 ? [200, 40, 30] : [240, 190, 40]
+                for k in 0..<3 { photo.pixels[(y * 600 + x) * 3 + k] = colour[k] }
+            }
+        }
+        let (body, type) = multipart([("kind", "echo")], image: Data(try ImageCodec.encodePNG(photo)))
+        let created = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        let id = try XCTUnwrap(try created.json()["id"] as? String)
+        let done = try await waitForCompletion(id)
+        let thumbnail = try XCTUnwrap(done["thumbnail_url"] as? String, "\(done)")
+        return (id, thumbnail, BlobKey.jobResult(UUID(uuidString: id)!, fileExtension: "png"))
+    }
+
+    func testAThumbnailIsRenderedOnceThenServedFromItsCache() async throws {
+        let (_, thumbnail, key) = try await makeResult()
+        XCTAssertTrue(thumbnail.hasPrefix("\(baseURL)/variants/\(key.path)?w=512&h=512&fit=cover&format=auto&q=80&expires="), thumbnail)
+        let webp = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/avif,image/webp,*/*")])
+        XCTAssertEqual(webp.status, 200, webp.text)
+        XCTAssertEqual(webp.header("Content-Type"), "image/webp")
+        XCTAssertEqual(webp.header("Vary"), "Accept")
+        XCTAssertTrue(webp.header("Cache-Control")?.contains("immutable") ?? false, "\(String(describing: webp.header("Cache-Control")))")
+        let image = try ImageCodec.decode([UInt8](webp.body))
+        XCTAssertEqual([image.width, image.height], [300, 300], "cover, never enlarged: the photo's height, squared")
+        let subject = stride(from: 0, to: image.pixels.count, by: image.channels).filter { image.pixels[$0 + 2] < 100 }.count
+        XCTAssertGreaterThan(Double(subject) / 90_000, 0.14, "the crop kept the subject on the right")
+
+        let jpeg = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/jpeg")])
+        XCTAssertEqual(jpeg.header("Content-Type"), "image/jpeg")
+        let etag = try XCTUnwrap(jpeg.header("ETag"))
+        let again = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/jpeg"), ("If-None-Match", etag)])
+        XCTAssertEqual(again.status, 304)
+
+        // The source gone, the rendered variants still answer: they come from the cache.
+        try await blobs.delete(key)
+        let cached = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")])
+        XCTAssertEqual(cached.status, 200)
+        XCTAssertEqual(cached.body, webp.body)
+        let other = baseURL + server.signer.signedVariantPath(for: key, parameters: "w=64&fit=inside&format=jpeg&q=80")
+        try assertError(try await request(.GET, other, token: .some(nil)), status: 404, name: "NotFoundError")
+    }
+
+    func testEveryParameterIsSigned() async throws {
+        let (_, thumbnail, key) = try await makeResult()
+        for (from, to) in [("w=512", "w=2048"), ("fit=cover", "fit=contain"), ("format=auto", "format=jpeg"), ("q=80", "q=100")] {
+            let changed = thumbnail.replacingOccurrences(of: from, with: to)
+            try assertError(try await request(.GET, changed, token: .some(nil)), status: 403, name: "AuthorizationError")
+        }
+        let moved = thumbnail.replacingOccurrences(of: key.path, with: BlobKey.jobResult(UUID(), fileExtension: "png").path)
+        try assertError(try await request(.GET, moved, token: .some(nil)), status: 403, name: "AuthorizationError")
+        let resultSigned = "\(baseURL)/variants/\(key.path)?w=512&h=512&fit=cover&format=auto&q=80&expires=\(server.signer.expiry())"
+            + "&signature=\(server.signer.signature(for: key, expires: server.signer.expiry()))"
+        try assertError(try await request(.GET, resultSigned, token: .some(nil)), status: 403, name: "AuthorizationError")
+        let past = Int(Date().timeIntervalSince1970) - 10
+        let parameters = "w=512&h=512&fit=cover&format=auto&q=80"
+        let expired = "\(baseURL)/variants/\(key.path)?\(parameters)&expires=\(past)"
+            + "&signature=\(server.signer.variantSignature(for: key, parameters: parameters, expires: past))"
+        try assertError(try await request(.GET, expired, token: .some(nil)), status: 403, name: "AuthorizationError")
+        let unsigned = "\(baseURL)/variants/\(key.path)?\(parameters)"
+        try assertError(try await request(.GET, unsigned, token: .some(nil)), status: 403, name: "AuthorizationError")
+        let bad = thumbnail.replacingOccurrences(of: "w=512", with: "w=0")
+        let badReply = try await request(.GET, bad, token: .some(nil))
+        try assertError(badReply, status: 400, name: "ValidationError")
+        XCTAssertEqual(try (badReply.json()["details"] as? [String: String])?["field"], "w")
+        let html = BlobKey.jobResult(UUID(), name: "report", fileExtension: "html")
+        let notAPhoto = baseURL + server.signer.signedVariantPath(for: html, parameters: parameters)
+        try assertError(try await request(.GET, notAPhoto, token: .some(nil)), status: 403, name: "AuthorizationError")
+    }
+}
