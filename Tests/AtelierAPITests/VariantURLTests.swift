@@ -29,7 +29,11 @@ final class VariantURLTests: APITestCase {
     func testAThumbnailIsRenderedOnceThenServedFromItsCache() async throws {
         let (_, thumbnail, key) = try await makeResult()
         XCTAssertTrue(thumbnail.hasPrefix("\(baseURL)/variants/\(key.path)?w=512&h=512&fit=cover&format=auto&q=80&expires="), thumbnail)
-        let webp = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/avif,image/webp,*/*")])
+        let avif = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/avif,image/webp,*/*")])
+        XCTAssertEqual(avif.status, 200, avif.text)
+        XCTAssertEqual(avif.header("Content-Type"), "image/avif")
+        XCTAssertEqual(Array(avif.body.prefix(12).suffix(8)), Array("ftypavif".utf8), "an AVIF file")
+        let webp = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp,*/*")])
         XCTAssertEqual(webp.status, 200, webp.text)
         XCTAssertEqual(webp.header("Content-Type"), "image/webp")
         XCTAssertEqual(webp.header("Vary"), "Accept")

@@ -291,6 +291,29 @@ int main(void) {
         }
         ac_free(file);
     }
+    // AVIF is written, never read (variants): every encode frees what it made, and refuses
+    // shapes it cannot take without touching the pixels.
+    for (int channels = 3; channels <= 4; channels++) {
+        uint8_t *file = NULL;
+        size_t size = 0;
+        ac_result result;
+        int code = ac_avif_encode(channels == 4 ? rgba : rgb, width, height, channels, 60, 8, &file, &size, &result);
+        if (code != AC_OK || size < 12 || memcmp(file + 4, "ftypavif", 8) != 0) {
+            fprintf(stderr, "FAIL avif %d channels: %s\n", channels, code == AC_OK ? "not an AVIF file" : result.message);
+            failures++;
+        }
+        ac_free(file);
+    }
+    {
+        uint8_t *file = NULL;
+        size_t size = 0;
+        ac_result result;
+        if (ac_avif_encode(rgb, 0, height, 3, 60, 8, &file, &size, &result) != AC_UNSUPPORTED || file != NULL
+            || ac_avif_encode(rgb, width, height, 2, 60, 8, &file, &size, &result) != AC_UNSUPPORTED || file != NULL) {
+            fprintf(stderr, "FAIL avif accepted a shape it cannot take\n");
+            failures++;
+        }
+    }
     free(rgb);
     free(rgba);
     free(standard_cmyk);

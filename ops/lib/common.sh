@@ -14,7 +14,7 @@ BOTOCORE_VERSION="1.43.11"               # botocore: the reference SigV4 signer 
 SELENIUM_VERSION="4.50.0"                # selenium: drives Chromium in the console's browser test (tests)
 # Image codecs (libjpeg-turbo, libpng, libheif, libwebp), BLAS, colour management (lcms2; zlib for PNG's
 # iCCP) and the standard CMYK profile (libgs-common: Ghostscript's default_cmyk.icc).
-APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libopenblas-dev liblcms2-dev zlib1g-dev libgs-common ${ATELIER_APT_PACKAGES:-})
+APT_PACKAGES=(gcc libjpeg62-turbo-dev libpng-dev libheif-dev libwebp-dev libavif-dev libopenblas-dev liblcms2-dev zlib1g-dev libgs-common ${ATELIER_APT_PACKAGES:-})
 
 log() { printf '\033[1m[ops]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[31m[ops] error:\033[0m %s\n' "$*" >&2; exit 1; }

@@ -16,8 +16,8 @@ struct JobView: Encodable {
     /// The job's result as its handler wrote it (each kind's `Result` in AtelierJobs), passed through.
     var result: JSONValue?
     var resultURL: String?
-    /// A signed variant URL of an image result: 512 px square, cropped around its subject, WebP
-    /// or JPEG by the request's `Accept` (``VariantParameters/thumbnail``); null otherwise.
+    /// A signed variant URL of an image result: 512 px square, cropped around its subject, AVIF,
+    /// WebP or JPEG by the request's `Accept` (``VariantParameters/thumbnail``); null otherwise.
     var thumbnailURL: String?
     var error: String?
     var attempt: Int

@@ -1,14 +1,14 @@
 import AtelierImaging
 
 /// What a variant URL asks for, as its query spells it: `w` and `h` (pixels, 1…4096, at least
-/// one), `fit` (`cover`, `contain`, `inside`; default `cover`), `format` (`auto`, `jpeg`, `webp`;
-/// default `auto`) and `q` (1…100; default 80). The signature covers the canonical spelling
+/// one), `fit` (`cover`, `contain`, `inside`; default `cover`), `format` (`auto`, `jpeg`, `webp`,
+/// `avif`; default `auto`) and `q` (1…100; default 80). The signature covers the canonical spelling
 /// (``canonical``), so a client can change none of them.
 package struct VariantParameters: Sendable, Equatable {
     package enum Format: String, Sendable, CaseIterable {
-        /// WebP when the request's `Accept` names `image/webp`, else JPEG (the answer varies by
-        /// `Accept`).
-        case auto, jpeg, webp
+        /// AVIF when the request's `Accept` names `image/avif`, else WebP when it names
+        /// `image/webp`, else JPEG (the answer varies by `Accept`).
+        case auto, jpeg, webp, avif
     }
 
     package var width: Int?
@@ -44,7 +44,7 @@ package struct VariantParameters: Sendable, Equatable {
         }
         var format = Format.auto
         if let text = query["format"] {
-            guard let chosen = Format(rawValue: text) else { throw APIError.validation("format must be auto, jpeg or webp", field: "format") }
+            guard let chosen = Format(rawValue: text) else { throw APIError.validation("format must be auto, jpeg, webp or avif", field: "format") }
             format = chosen
         }
         var quality = Self.defaultQuality
@@ -69,7 +69,10 @@ package struct VariantParameters: Sendable, Equatable {
         switch format {
         case .jpeg: return .jpeg
         case .webp: return .webp
-        case .auto: return (accept ?? "").lowercased().contains("image/webp") ? .webp : .jpeg
+        case .avif: return .avif
+        case .auto:
+            let accepted = (accept ?? "").lowercased()
+            return accepted.contains("image/avif") ? .avif : (accepted.contains("image/webp") ? .webp : .jpeg)
         }
     }
 

@@ -93,6 +93,6 @@ struct VariantsController: Sendable {
         let digest = SHA256.hash(data: Data("\(source.path)?\(parameters)&encoding=\(encoding.rawValue)".utf8))
         let name = digest.prefix(12).map { String(format: "%02x", $0) }.joined()
         // Safe by construction: a job folder checked above, hex, a fixed extension.
-        return try! BlobKey("\(folder)/variants/\(name).\(encoding == .jpeg ? "jpg" : "webp")")
+        return try! BlobKey("\(folder)/variants/\(name).\(encoding.fileExtension)")
     }
 }

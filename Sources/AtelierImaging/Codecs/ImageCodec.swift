@@ -193,6 +193,18 @@ package enum ImageCodec {
         }
     }
 
+    /// AVIF (AV1 via libaom) of RGB or RGBA pixels at `quality` 0…100, 4:2:0, encoder `speed`
+    /// 0…10 (fastest); tagged sRGB (nclx). Encode only: AVIF is an output format of variants.
+    package static func encodeAVIF(_ image: PixelBuffer, quality: Int = 60, speed: Int = 8) throws(ImageError) -> [UInt8] {
+        guard image.channels == 3 || image.channels == 4 else { throw .unsupportedFormat("AVIF encoding takes RGB or RGBA pixels") }
+        return try encode { out, size, result in
+            image.pixels.withUnsafeBufferPointer { buffer in
+                ac_avif_encode(buffer.baseAddress, Int32(image.width), Int32(image.height), Int32(image.channels),
+                               Int32(max(0, min(100, quality))), Int32(speed), &out, &size, &result)
+            }
+        }
+    }
+
     /// HEIC (HEVC via x265) of RGB or RGBA pixels at `quality` 0…100. `orientation` is stored
     /// as the file's own transform (irot/imir boxes), as an iPhone does; tagged sRGB (nclx).
     package static func encodeHEIC(_ image: PixelBuffer, quality: Int = 90, orientation: ExifOrientation = .up) throws(ImageError) -> [UInt8] {

@@ -1,8 +1,9 @@
 /// The encodings a photo variant can be written in.
 package enum VariantFormat: String, Sendable, CaseIterable {
-    case jpeg, webp
+    case jpeg, webp, avif
 
-    package var contentType: String { self == .jpeg ? "image/jpeg" : "image/webp" }
+    package var contentType: String { "image/\(rawValue)" }
+    package var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 }
 
 /// What a variant URL asks for: a box (either side may be left out), how to fit it, an
@@ -21,7 +22,8 @@ package struct VariantRequest: Sendable, Equatable, Hashable {
 
 /// A stored photo turned into the variant a request asks for: decoded no larger than needed
 /// (a JPEG shrinks in the DCT domain on load), upright and in sRGB, cropped around its subject
-/// for `cover`, area-resized, padded with white for `contain`, encoded and tagged sRGB.
+/// for `cover`, area-resized, padded with white for `contain`, encoded (JPEG, WebP or AVIF) and
+/// tagged sRGB.
 package enum PhotoVariant {
     package static func render(_ bytes: [UInt8], _ request: VariantRequest, limits: ImageLimits = ImageLimits()) throws(ImageError) -> [UInt8] {
         let info = try ImageCodec.probe(bytes, limits: limits)
@@ -34,6 +36,7 @@ package enum PhotoVariant {
         switch request.format {
         case .jpeg: return try ImageCodec.encodeJPEG(image, quality: request.quality)
         case .webp: return try ImageCodec.encodeWebP(image, quality: request.quality)
+        case .avif: return try ImageCodec.encodeAVIF(image, quality: request.quality)
         }
     }
 

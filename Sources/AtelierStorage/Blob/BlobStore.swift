@@ -55,6 +55,7 @@ package enum ContentTypes {
         case "jpg", "jpeg": return "image/jpeg"
         case "png": return "image/png"
         case "webp": return "image/webp"
+        case "avif": return "image/avif"
         case "heic", "heif": return "image/heic"
         case "json": return "application/json"
         case "html": return "text/html; charset=utf-8"

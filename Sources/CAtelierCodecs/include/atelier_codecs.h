@@ -92,6 +92,10 @@ int ac_webp_decode_into(const uint8_t *data, size_t size, uint64_t max_pixels,
 // RGB8/RGBA8 → WebP, lossy at `quality` 0…100, lossless when `quality` > 100; tagged sRGB (an ICCP chunk).
 int ac_webp_encode(const uint8_t *pixels, int width, int height, int channels, int quality,
                    uint8_t **out, size_t *out_size, ac_result *result);
+// RGB8/RGBA8 → AVIF (AV1 by libaom through libavif), 4:2:0, at `quality` 0…100 (AV1's quantizer
+// 63…0) and encoder `speed` 0 (slowest) … 10 (fastest), one thread; tagged sRGB (nclx).
+int ac_avif_encode(const uint8_t *pixels, int width, int height, int channels, int quality, int speed,
+                   uint8_t **out, size_t *out_size, ac_result *result);
 
 void ac_free(void *pointer);
 
