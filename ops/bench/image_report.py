@@ -7,9 +7,10 @@ import sys
 
 STYLES = ["cartoon", "sketch", "watercolor", "pop_art", "comic"]
 OPS = (["decode", "pipeline"] + [f"style:{s}" for s in STYLES] + [f"stylize:{s}" for s in STYLES]
-       + ["color:transform", "color:job_decode", "color:job_decode_ignored"] + [f"color:stylize:{s}" for s in STYLES])
+       + ["color:transform", "color:job_decode", "color:job_decode_ignored"] + [f"color:stylize:{s}" for s in STYLES]
+       + ["variant:jpeg", "variant:webp", "variant:avif", "variant:webp_cover"])
 COLOR_SHARE = 0.10        # color:transform (12 MP) ≤ 10 % of stylize:* at threads=2
-PEERS = ["djpeg", "pillow", "pyvips", "opencv"]
+PEERS = ["djpeg", "pillow", "pyvips", "opencv", "vipsthumbnail"]
 STYLIZE_BUDGET_MS = 500   # stylize:* at threads=2
 DECODE_VS_DJPEG = 1.2     # decode at threads=1
 
@@ -95,6 +96,17 @@ def main(path):
                            f"colour adds {ms(added)} ms to a {ms(job)} ms job = {fmt_ratio(share)}; "
                            f"the whole 12 MP transform ({ms(transform)} ms) would be {fmt_ratio(ratio(transform, job))}"))
         goal(f"colour management adds ≤ {COLOR_SHARE:.0%} to each stylize:* job of the 12 MP photo, threads={threads}", checks)
+
+    # Variants (issue 34): the first rendering of a 512 px WebP and AVIF no slower than
+    # vipsthumbnail's, at each thread count.
+    checks = []
+    for threads in thread_counts:
+        for op in ["variant:webp", "variant:avif"]:
+            r = ratio(get("atelier", op, threads), get("vipsthumbnail", op, threads))
+            checks.append((f"{op}, threads={threads}", None if r is None else r <= 1,
+                           f"atelier {ms(get('atelier', op, threads))} ms, vipsthumbnail {ms(get('vipsthumbnail', op, threads))} ms, "
+                           f"ratio {fmt_ratio(r)}"))
+    goal("a variant's first rendering ≤ vipsthumbnail's time", checks)
 
     errors = [row for row in rows if row.get("error")]
     if errors:

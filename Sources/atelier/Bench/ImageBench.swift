@@ -91,6 +91,27 @@ struct ImageBench {
                             size: { ($0.0, $0.1) }) { try stylizeJob(colorPhoto, style) }
             }
         }
+        if ops.contains("variant") {
+            // A photo variant's first rendering (what /variants/… does before it caches): the
+            // 13 MP JPEG → at most 512 px → encoded. inside matches `vipsthumbnail -s 512`;
+            // webp_cover adds the subject-aware crop (`--smartcrop attention` there).
+            let cases: [(String, VariantRequest)] = [
+                ("variant:jpeg", VariantRequest(width: 512, height: 512, fit: .inside, format: .jpeg, quality: 80)),
+                ("variant:webp", VariantRequest(width: 512, height: 512, fit: .inside, format: .webp, quality: 80)),
+                ("variant:avif", VariantRequest(width: 512, height: 512, fit: .inside, format: .avif, quality: 80)),
+                ("variant:webp_cover", VariantRequest(width: 512, height: 512, fit: .cover, format: .webp, quality: 80)),
+            ]
+            let info = try ImageCodec.probe(photo)
+            for (op, request) in cases {
+                let plan = VariantPlan.plan(photoWidth: info.width, photoHeight: info.height, width: request.width,
+                                            height: request.height, fit: request.fit)
+                try measure(op, note: "PhotoVariant.render: probe, DCT-scaled decode, \(request.fit.rawValue) 512 px, "
+                                + "\(request.format.rawValue) q80\(request.format == .avif ? " (libaom speed 8, one thread)" : "")",
+                            size: { (_: [UInt8]) in (plan.canvasWidth, plan.canvasHeight) }) {
+                    try PhotoVariant.render(photo, request)
+                }
+            }
+        }
         if ops.contains("stylize") {
             for style in styles {
                 try measure("stylize:\(style.rawValue)", note: "the stylize job without storage: decode → cap 2048 → style → JPEG q90",

@@ -189,7 +189,7 @@ struct ImageBenchCommand: ParsableCommand {
     @Option(help: "A JPEG photo (ops/bench/image uses a 13 MP one).") var photo: String
     @Option(help: "Cores the pixel kernels may use.") var threads = 2
     @Option(help: "Timed runs per measurement (after one warm-up).") var runs = 7
-    @Option(help: "Comma-separated: decode, pipeline, style, stylize, color.") var ops = "decode,pipeline,style,stylize"
+    @Option(help: "Comma-separated: decode, pipeline, style, stylize, color, variant.") var ops = "decode,pipeline,style,stylize"
     @Option(help: "Comma-separated styles (default all).") var styles = StyleID.allCases.map(\.rawValue).joined(separator: ",")
     @Option(help: "The photo tagged with a wide-gamut profile, for the color ops (ops/bench/image makes a Display P3 one).")
     var colorPhoto: String?

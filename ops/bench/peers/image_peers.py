@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Measures the image peers (djpeg, Pillow, pyvips, OpenCV) for ops/bench/image.
+"""Measures the image peers (djpeg, Pillow, pyvips, OpenCV, vipsthumbnail) for ops/bench/image.
 
-    image_peers.py --photo PATH --threads N --runs R [--systems djpeg,pillow,pyvips,opencv]
-                   [--ops decode,pipeline,style,stylize,color] [--color-photo P3.jpg]
+    image_peers.py --photo PATH --threads N --runs R [--systems djpeg,pillow,pyvips,opencv,vipsthumbnail]
+                   [--ops decode,pipeline,style,stylize,color,variant] [--color-photo P3.jpg]
 
 Prints one JSON line per measurement on stdout (nothing else; progress goes to stderr), in the
 same format as `atelier bench image`:
@@ -13,6 +13,7 @@ be imported, or an op that fails, prints a line with "error" instead, and the ot
 --ops takes op families (style = all five style:<name>) or single ops (style:cartoon).
 color:transform (with --color-photo, the photo tagged Display P3): the ICC transform to sRGB alone
 on the decoded full-size picture — Pillow's ImageCms (lcms2) and libvips' icc_transform.
+variant:<format>: the photo → at most 512 px → encoded (Pillow's thumbnail, vipsthumbnail).
 """
 import argparse
 import json
@@ -119,7 +120,7 @@ def pillow_ops(args, data):
             return tagged.size
         color["color:transform"] = (transform_in_place, "ImageCms.applyTransform(im, P3→sRGB perceptual, inPlace=True) "
                                                         f"on the decoded picture (transform built once; lcms2 {ImageCms.core.littlecms_version}); {single}")
-    return f"{PIL.__version__} ({turbo} {features.version('jpg')})", {**color,
+    return f"{PIL.__version__} ({turbo} {features.version('jpg')})", {**color, **pillow_variant_ops(data),
         "decode": (decode, f"Image.open(BytesIO) + load(); {single}"),
         "pipeline": (pipeline, "draft('RGB', (2048,1536)) DCT-scaled decode to 2112×1584 + "
                                f"resize((2048,1536), LANCZOS) + save JPEG q90 to BytesIO; {single}"),
@@ -144,7 +145,22 @@ def pyvips_ops(args, data):
             return tagged.icc_transform("srgb", intent="perceptual").copy_memory()
         color["color:transform"] = (transform, "decoded.icc_transform('srgb', intent='perceptual').copy_memory() "
                                                f"(the embedded P3 profile; lcms2 inside libvips); {threads}")
-    return f"{pyvips.__version__} (libvips {pyvips.version(0)}.{pyvips.version(1)}.{pyvips.version(2)})", {**color,
+    def variant(suffix, crop=None, **options):
+        def run():
+            extra = {"crop": crop} if crop else {}
+            thumb = pyvips.Image.thumbnail_buffer(data, VARIANT_SIDE, height=VARIANT_SIDE, **extra)
+            thumb.write_to_buffer(suffix, **options)
+            return thumb.width, thumb.height
+        return run
+    variants = {
+        "variant:jpeg": (variant(".jpg", Q=80), f"Image.thumbnail_buffer(b, 512, height=512) + write_to_buffer('.jpg', Q=80); {threads}"),
+        "variant:webp": (variant(".webp", Q=80), f"Image.thumbnail_buffer(b, 512, height=512) + write_to_buffer('.webp', Q=80); {threads}"),
+        "variant:avif": (variant(".avif", Q=80, effort=1), "Image.thumbnail_buffer(b, 512, height=512) + "
+                                                           f"write_to_buffer('.avif', Q=80, effort=1) (libaom speed 8); {threads}"),
+        "variant:webp_cover": (variant(".webp", crop="attention", Q=80), "Image.thumbnail_buffer(b, 512, height=512, "
+                                                                         f"crop='attention') + write_to_buffer('.webp', Q=80); {threads}"),
+    }
+    return f"{pyvips.__version__} (libvips {pyvips.version(0)}.{pyvips.version(1)}.{pyvips.version(2)})", {**color, **variants,
         "decode": (decode, f"Image.new_from_buffer(b, '').copy_memory(); {threads}"),
         "pipeline": (pipeline, "Image.thumbnail_buffer(b, 2048) (shrink-on-load + lanczos3) + "
                                f"write_to_buffer('.jpg', Q=90); {threads}"),
@@ -259,7 +275,51 @@ def opencv_ops(args, data):
     return cv2.__version__, ops
 
 
-SYSTEMS = {"djpeg": djpeg_ops, "pillow": pillow_ops, "pyvips": pyvips_ops, "opencv": opencv_ops}
+VARIANT_SIDE = 512    # the variant ops: the photo → at most 512 px → encoded at quality 80
+
+
+def vipsthumbnail_ops(args, data):
+    """libvips' thumbnailer (Debian's libvips-tools) as a process per run, as a user runs it."""
+    version = subprocess.run(["vipsthumbnail", "--vips-version"], capture_output=True, text=True).stdout.strip()
+    environment = {**os.environ, "VIPS_CONCURRENCY": str(args.threads)}
+    out = f"/tmp/atelier-bench-vipsthumbnail-{os.getpid()}"
+    def thumbnail(extension, options, crop=()):
+        def run():
+            subprocess.run(["vipsthumbnail", args.photo, "-s", f"{VARIANT_SIDE}x{VARIANT_SIDE}", *crop,
+                            "-o", f"{out}.{extension}[{options}]"], check=True, env=environment)
+            return os.path.getsize(f"{out}.{extension}") and (VARIANT_SIDE, VARIANT_SIDE * 3 // 4)
+        return run
+    note = f"vipsthumbnail PHOTO -s 512x512 as a subprocess (shrink-on-load, lanczos3; start-up included); VIPS_CONCURRENCY={args.threads}"
+    return version, {
+        "variant:jpeg": (thumbnail("jpg", "Q=80"), f"{note}; -o .jpg[Q=80]"),
+        "variant:webp": (thumbnail("webp", "Q=80"), f"{note}; -o .webp[Q=80]"),
+        "variant:avif": (thumbnail("avif", "Q=80,effort=1"), f"{note}; -o .avif[Q=80,effort=1] (libheif + libaom, speed 8)"),
+        "variant:webp_cover": (thumbnail("webp", "Q=80", ("--smartcrop", "attention")),
+                               f"{note} --smartcrop attention; -o .webp[Q=80]"),
+    }
+
+
+def pillow_variant_ops(data):
+    from PIL import Image
+    def thumbnail(fmt, **options):
+        def run():
+            im = Image.open(BytesIO(data))
+            im.draft("RGB", (VARIANT_SIDE, VARIANT_SIDE))
+            im.thumbnail((VARIANT_SIDE, VARIANT_SIDE), Image.LANCZOS)
+            out = BytesIO()
+            im.save(out, fmt, **options)
+            return im.size
+        return run
+    note = "Image.open + draft('RGB', (512,512)) + thumbnail((512,512), LANCZOS) + save to BytesIO; single-threaded"
+    return {
+        "variant:jpeg": (thumbnail("JPEG", quality=80), f"{note}; JPEG quality 80"),
+        "variant:webp": (thumbnail("WEBP", quality=80), f"{note}; WEBP quality 80"),
+        "variant:avif": (thumbnail("AVIF", quality=80, speed=8), f"{note}; AVIF quality 80, speed 8"),
+    }
+
+
+SYSTEMS = {"djpeg": djpeg_ops, "pillow": pillow_ops, "pyvips": pyvips_ops, "opencv": opencv_ops,
+           "vipsthumbnail": vipsthumbnail_ops}
 
 
 def wanted(op, requested):
