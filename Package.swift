@@ -331,7 +331,7 @@ let package = Package(
         // The `atelier` binary as operators and scripts use it: output, --json, exit codes.
         .testTarget(
             name: "AtelierCLITests",
-            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierAccounts", "AtelierTestSupport"]
+            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierAccounts", "AtelierImaging", "AtelierTestSupport"]
         ),
         .testTarget(
             name: "AtelierJobsTests",

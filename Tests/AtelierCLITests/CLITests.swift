@@ -1,5 +1,6 @@
 import AtelierAccounts
 import AtelierDatabase
+import AtelierImaging
 import AtelierTestSupport
 import AtelierQueue
 import Foundation
@@ -353,5 +354,25 @@ final class CLITests: DatabaseTestCase {
         let line = try XCTUnwrap(worker.output.split(separator: "\n").first { $0.hasSuffix("worker starting") }, worker.output)
         let pattern = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{4} info atelier\.work: concurrency=\d+ kinds=noop queues=default worker=\S+ \[AtelierWorker\] worker starting$/#
         XCTAssertNotNil(String(line).wholeMatch(of: pattern), String(line))
+    }
+
+    func testVariantRenderAndPlaceholder() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("variant-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("photo.png").path, output = folder.appendingPathComponent("thumb.webp").path
+        try Data(try ImageCodec.encodePNG(PixelBuffer(width: 120, height: 80, channels: 3, fill: 140))).write(to: URL(fileURLWithPath: input))
+        let rendered = try await atelier("variant", "render", "--width", "64", "--height", "64", "--format", "webp", input, output)
+        XCTAssertEqual(rendered.status, 0, rendered.output)
+        let info = try ImageCodec.probe([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
+        XCTAssertEqual([info.width, info.height], [64, 64])
+        XCTAssertEqual(info.format, .webp)
+        let placeholder = try await atelier("variant", "placeholder", input)
+        XCTAssertEqual(placeholder.status, 0, placeholder.output)
+        let hash = try XCTUnwrap(Data(base64Encoded: placeholder.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(ThumbHash.aspectRatio([UInt8](hash)), 1.5, accuracy: 0.2)
+        let refused = try await atelier("variant", "render", "--width", "64", "--fit", "stretch", input, output)
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.output.contains("fit must be cover, contain or inside"), refused.output)
     }
 }

@@ -1,5 +1,5 @@
 """The contact sheets of docs/styles.md, one per style (docs/styles/<style>.jpg), run by
-ops/docs/styles-sheet in the image benchmark's venv (OpenCV, Pillow, NumPy).
+ops/docs/contact-sheets in the image benchmark's venv (OpenCV, Pillow, NumPy).
 
 Each photo is first made the one input of both systems: turned upright, converted to sRGB through
 its ICC profile if it has one (Atelier honours profiles, OpenCV ignores them), its long side capped
