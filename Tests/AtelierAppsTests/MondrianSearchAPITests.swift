@@ -52,6 +52,14 @@ final class MondrianSearchAPITests: APITestCase {
         XCTAssertEqual(response.results.first?.image_path, "source/peaks.jpg")
         XCTAssertEqual(response.results.map(\.similarity), response.results.map(\.similarity).sorted(by: >))
         XCTAssertTrue(response.results.allSatisfy { (0...1).contains($0.similarity) })
+        // Beyond the app's fields: each hit's photo as a signed thumbnail, fetched with no token.
+        let hits = try XCTUnwrap(try reply.json()["results"] as? [[String: Any]])
+        let thumbnail = try XCTUnwrap(hits.first?["thumbnail_url"] as? String, reply.text)
+        let image = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")])
+        XCTAssertEqual(image.status, 200, image.text)
+        XCTAssertEqual(image.header("Content-Type"), "image/webp")
+        let info = try ImageCodec.probe([UInt8](image.body))
+        XCTAssertEqual([info.width, info.height], [24, 24], "cover of the 32 × 24 photo, never enlarged")
 
         let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
         let bobs = try await request(.POST, "/search", token: bob, body: try JSONEncoder().encode(SearchRequest(query: "sunset", top_k: 5)),

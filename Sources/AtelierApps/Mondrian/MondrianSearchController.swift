@@ -1,13 +1,22 @@
 import AtelierAPI
+import AtelierQueue
 import AtelierSearch
+import AtelierStorage
+import Foundation
 import Hummingbird
 
 /// Mondrian's `POST /search {query, top_k}` (docs/clients.md §2) → `{query, results:[{id, job_id,
-/// image_path, caption, similarity}], total}`: the caller's indexed *images* only, so every
-/// field the app's `SearchResult` requires is present. Same search (``SearchService``) and
-/// validation as `/v1/search`; `top_k` defaults to 10 (the app's own default).
+/// image_path, caption, similarity, thumbnail_url}], total}`: the caller's indexed *images*
+/// only, so every field the app's `SearchResult` requires is present. Same search
+/// (``SearchService``) and validation as `/v1/search`; `top_k` defaults to 10 (the app's own
+/// default). `thumbnail_url` (the app ignores keys it does not know) is a signed variant URL of
+/// the hit's photo, as job views carry (``VariantParameters/thumbnail``); null when the photo's
+/// job is gone.
 struct MondrianSearchController: Sendable {
     let service: SearchService
+    let queue: JobQueue
+    let signer: URLSigner
+    let base: PublicBaseURL
 
     func register(on group: RouterGroup<APIRequestContext>) {
         group.post("search", use: handle)
@@ -19,6 +28,19 @@ struct MondrianSearchController: Sendable {
         var image_path: String
         var caption: String
         var similarity: Double
+        var thumbnail_url: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(job_id, forKey: .job_id)
+            try c.encode(image_path, forKey: .image_path)
+            try c.encode(caption, forKey: .caption)
+            try c.encode(similarity, forKey: .similarity)
+            try c.encode(thumbnail_url, forKey: .thumbnail_url)
+        }
+
+        enum CodingKeys: String, CodingKey { case id, job_id, image_path, caption, similarity, thumbnail_url }
     }
 
     struct Answer: Encodable {
@@ -31,10 +53,15 @@ struct MondrianSearchController: Sendable {
         let principal = try context.requirePrincipal()
         let query = try await SearchQuery.parse(request, fields: ["query", "top_k"], defaultTopK: 10)
         let items = try await service.nearest(query, owner: principal.owner, sourceKind: "image")
+        // The photo of every hit's job, in one query, for its thumbnail.
+        let jobs = try await queue.jobs(ids: items.compactMap(\.jobID))
+        let photos = Dictionary(jobs.compactMap { job in MondrianUpload(job).map { (job.id, $0.blob) } }, uniquingKeysWith: { first, _ in first })
+        let base = self.base.value(for: request), now = Date()
         let results = items.compactMap { item -> Result? in
             guard let job = item.jobID, let path = item.imagePath else { return nil }
+            let thumbnail = photos[job].map { base + signer.signedVariantPath(for: $0, parameters: VariantParameters.thumbnail.canonical, now: now) }
             return Result(id: item.id.uuidString.lowercased(), job_id: job.uuidString.lowercased(), image_path: path,
-                          caption: item.text, similarity: SearchService.rounded(item.similarity))
+                          caption: item.text, similarity: SearchService.rounded(item.similarity), thumbnail_url: thumbnail)
         }
         return try JSONResponse.encode(Answer(query: query.text, results: results, total: results.count))
     }
