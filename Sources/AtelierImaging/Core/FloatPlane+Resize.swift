@@ -29,18 +29,6 @@ extension FloatPlane {
         return FloatPlane(width: newWidth, height: newHeight, values: out)
     }
 
-    /// Every value mapped through `transform` (rows on every core).
-    package func mapped(_ transform: (Float) -> Float) -> FloatPlane {
-        var out = values
-        out.withUnsafeMutableBufferPointer { buffer in
-            let p = buffer.baseAddress!
-            Parallel.rows(height) { rows in
-                for i in (rows.lowerBound * width)..<(rows.upperBound * width) { p[i] = transform(p[i]) }
-            }
-        }
-        return FloatPlane(width: width, height: height, values: out)
-    }
-
     /// For each of `target` positions, the two `source` positions around its centre and the
     /// weight of the second (centres aligned, edges clamped): one axis of a bilinear resample.
     package static func bilinearTaps(from source: Int, to target: Int) -> [(Int, Int, Float)] {
