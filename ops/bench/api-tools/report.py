@@ -11,8 +11,8 @@ for line in open(sys.argv[1]):
 
 print()
 print(f"{'scenario':<22} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9}  statuses")
-for name in ["atelier-get-200", "atelier-get-304", "atelier-post-200kb", "nginx-get-200", "nginx-get-304",
-             "floor-get-200", "floor-get-304"]:
+for name in ["atelier-get-200", "atelier-get-304", "atelier-post-200kb", "atelier-variant-cached", "nginx-get-200",
+             "nginx-get-304", "nginx-variant", "floor-get-200", "floor-get-304"]:
     r = rows.get(name)
     if r:
         print(f"{name:<22} {r['rps']:>10,.0f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f}  {r['statuses']}")
@@ -24,6 +24,10 @@ for kind in ["200", "304"]:
         if f:
             line += f", atelier/hummingbird-alone = {a['rps'] / f['rps']:.2f}×, hummingbird-alone/nginx = {f['rps'] / n['rps']:.2f}×"
         print(line)
+a, n = rows.get("atelier-variant-cached"), rows.get("nginx-variant")
+if a and n:
+    ratio = a["rps"] / n["rps"]
+    print(f"cached variant: atelier/nginx = {ratio:.2f}× (goal ≥ 0.5×: {'✓' if ratio >= 0.5 else '✗'})")
 sse = rows.get("sse-idle")
 if sse:
     print(f"SSE: {sse['ready']}/{sse['streams']} idle streams open, RSS {sse['rss_before_mb']} → "
