@@ -253,8 +253,9 @@ def main():
         log(f"kill -9 {name} (process {pid}) while it ran {len(jobs_at_kill)} job(s)")
 
     def restart_postgres():
-        log(f"restarting {container('postgres')}")
-        begun = time.time()
+        # Stopped until /health/ready has said 503, then started: a plain restart can be over
+        # (0.6 s) before any probe sees it, and the check would depend on who wins that race.
+        log(f"stopping {container('postgres')} until /health/ready answers 503, then starting it")
         done = threading.Event()
 
         def probe():
@@ -264,7 +265,12 @@ def main():
                 time.sleep(0.2)
         prober = threading.Thread(target=probe, daemon=True)
         prober.start()
-        podman("restart", "--time", "30", container("postgres"))
+        podman("stop", "--time", "30", container("postgres"))
+        try:
+            wait_until("/health/ready to answer 503 with PostgreSQL stopped", lambda: 503 in outage["ready"], 60)
+        finally:
+            begun = time.time()
+            podman("start", container("postgres"))
         wait_until("PostgreSQL back", lambda: psql("SELECT 1") == "1", 120)
         outage["restarted_in"] = time.time() - begun
         time.sleep(2)
