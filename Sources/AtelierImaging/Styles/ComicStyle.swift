@@ -45,13 +45,8 @@ package struct ComicStyle: Sendable {
         let shadowBelow = (0.4 + 0.1 * intensity) * 255
         // The screen: a dot's area fraction at each position of one period of the 45° grid.
         let cell = max(3, 5 * scale)
-        let period = max(4, Int((cell * Float(2).squareRoot()).rounded()))
-        let spot: [Float] = (0..<(period * period)).map { i in
-            let (x, y) = (Float(i % period), Float(i / period))
-            let u = (x + y) / Float(period), v = (x - y) / Float(period)
-            let du = u - u.rounded(.down) - 0.5, dv = v - v.rounded(.down) - 0.5
-            return Float.pi * (du * du + dv * dv)
-        }
+        let screen = HalftoneScreen(cell: cell)
+        let period = screen.period, spot = screen.distances.map { Float.pi * $0 }
         // Coverage by luma (0…255 in quarters): the shadow's depth, up to 0.8 of the cell.
         let coverage: [Float] = (0..<1024).map { step in
             let l = Float(step) / 4

@@ -20,7 +20,7 @@ import Foundation
 /// Speed: the pixel pass uses tables. Boost and posterisation are computed once for each of the
 /// 32³ colours of 5-bit precision (the boost is a·luma + b·channel + k), so a pixel costs one
 /// lookup; the screen repeats every P = round(√2·cell) pixels in x and y, so the distance to
-/// the nearest dot centre comes from a P×P tile, and each palette colour's dot radius is known
+/// the nearest dot centre comes from a P×P tile (``HalftoneScreen``), and each palette colour's dot radius is known
 /// in advance.
 package struct PopArtStyle: Sendable {
     package var intensity: Float
@@ -64,13 +64,8 @@ package struct PopArtStyle: Sendable {
         }
         // Squared distance (in cell units) to the nearest dot centre of the 45° grid, one period.
         let cell: Float = max(3, (6 + 6 * intensity) * scale)
-        let period = max(4, Int((cell * Float(2).squareRoot()).rounded()))
-        let tile: [Float] = (0..<(period * period)).map { i in
-            let (x, y) = (Float(i % period), Float(i / period))
-            let u = (x + y) / Float(period), v = (x - y) / Float(period)
-            let du = u - u.rounded(.down) - 0.5, dv = v - v.rounded(.down) - 0.5
-            return du * du + dv * dv
-        }
+        let screen = HalftoneScreen(cell: cell)
+        let (period, tile) = (screen.period, screen.distances)
         // Boost + posterise for every 5-bit colour (the centre of its 8×8×8 box): one lookup
         // per pixel instead of luma, three boosts and three roundings.
         var cube = [UInt8](repeating: 0, count: 32 * 32 * 32)
