@@ -9,25 +9,8 @@ import XCTest
 /// Signed variant URLs: a job's thumbnail, rendered once and then answered from the cache beside
 /// its source; formats by Accept; every parameter covered by the signature.
 final class VariantURLTests: APITestCase {
-    /// An echo job (its result is the upload) of a 600 × 300 photo with a subject on the right.
-    func makeResult() async throws -> (id: String, thumbnail: String, key: BlobKey) {
-        var photo = PixelBuffer(width: 600, height: 300, channels: 3, fill: 200)
-        for y in 90..<210 {
-            for x in 460..<580 {
-                let colour: [UInt8] = (x / 6 + y / 6) % 2 == 0 ? [200, 40, 30] : [240, 190, 40]
-                for k in 0..<3 { photo.pixels[(y * 600 + x) * 3 + k] = colour[k] }
-            }
-        }
-        let (body, type) = multipart([("kind", "echo")], image: Data(try ImageCodec.encodePNG(photo)))
-        let created = try await request(.POST, "/v1/jobs", body: body, contentType: type)
-        let id = try XCTUnwrap(try created.json()["id"] as? String)
-        let done = try await waitForCompletion(id)
-        let thumbnail = try XCTUnwrap(done["thumbnail_url"] as? String, "\(done)")
-        return (id, thumbnail, BlobKey.jobResult(UUID(uuidString: id)!, fileExtension: "png"))
-    }
-
     func testAThumbnailIsRenderedOnceThenServedFromItsCache() async throws {
-        let (_, thumbnail, key) = try await makeResult()
+        let (_, thumbnail, key) = try await makeVariantSource()
         XCTAssertTrue(thumbnail.hasPrefix("\(baseURL)/variants/\(key.path)?w=512&h=512&fit=cover&format=auto&q=80&expires="), thumbnail)
         let avif = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/avif,image/webp,*/*")])
         XCTAssertEqual(avif.status, 200, avif.text)
@@ -54,12 +37,16 @@ final class VariantURLTests: APITestCase {
         let cached = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")])
         XCTAssertEqual(cached.status, 200)
         XCTAssertEqual(cached.body, webp.body)
+        let ranged = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp"), ("Range", "bytes=4-11")])
+        XCTAssertEqual(ranged.status, 206)
+        XCTAssertEqual(ranged.body, webp.body.dropFirst(4).prefix(8))
+        XCTAssertEqual(ranged.header("Content-Range"), "bytes 4-11/\(webp.body.count)")
         let other = baseURL + server.signer.signedVariantPath(for: key, parameters: "w=64&fit=inside&format=jpeg&q=80")
         try assertError(try await request(.GET, other, token: .some(nil)), status: 404, name: "NotFoundError")
     }
 
     func testEveryParameterIsSigned() async throws {
-        let (_, thumbnail, key) = try await makeResult()
+        let (_, thumbnail, key) = try await makeVariantSource()
         for (from, to) in [("w=512", "w=2048"), ("fit=cover", "fit=contain"), ("format=auto", "format=jpeg"), ("q=80", "q=100")] {
             let changed = thumbnail.replacingOccurrences(of: from, with: to)
             try assertError(try await request(.GET, changed, token: .some(nil)), status: 403, name: "AuthorizationError")
@@ -83,5 +70,51 @@ final class VariantURLTests: APITestCase {
         let html = BlobKey.jobResult(UUID(), name: "report", fileExtension: "html")
         let notAPhoto = baseURL + server.signer.signedVariantPath(for: html, parameters: parameters)
         try assertError(try await request(.GET, notAPhoto, token: .some(nil)), status: 403, name: "AuthorizationError")
+    }
+}
+
+/// The blob store's tier of the cache alone: with no memory for variants, every answer after the
+/// first is read from `jobs/<id>/variants/`, on this process or any other.
+final class VariantStoreTierTests: APITestCase {
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.variantMemoryBytes = 0
+    }
+
+    func testWithoutMemoryTheStoredVariantAnswers() async throws {
+        let (id, thumbnail, key) = try await makeVariantSource()
+        let first = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")])
+        XCTAssertEqual(first.status, 200, first.text)
+        try await blobs.delete(key)
+        let stored = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")])
+        XCTAssertEqual(stored.status, 200, stored.text)
+        XCTAssertEqual(stored.body, first.body)
+        XCTAssertEqual(stored.header("ETag"), first.header("ETag"))
+        let ranged = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp"), ("Range", "bytes=0-11")])
+        XCTAssertEqual(ranged.status, 206)
+        XCTAssertEqual(ranged.body, first.body.prefix(12))
+
+        // Purged with its job: the folder goes, and so does every answer.
+        try await blobs.deleteAll(under: BlobKey.jobFolder(UUID(uuidString: id)!))
+        try assertError(try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")]),
+                        status: 404, name: "NotFoundError")
+    }
+}
+
+extension APITestCase {
+    /// An echo job (its result is the upload) of a 600 × 300 photo with a subject on the right.
+    func makeVariantSource() async throws -> (id: String, thumbnail: String, key: BlobKey) {
+        var photo = PixelBuffer(width: 600, height: 300, channels: 3, fill: 200)
+        for y in 90..<210 {
+            for x in 460..<580 {
+                let colour: [UInt8] = (x / 6 + y / 6) % 2 == 0 ? [200, 40, 30] : [240, 190, 40]
+                for k in 0..<3 { photo.pixels[(y * 600 + x) * 3 + k] = colour[k] }
+            }
+        }
+        let (body, type) = multipart([("kind", "echo")], image: Data(try ImageCodec.encodePNG(photo)))
+        let created = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+        let id = try XCTUnwrap(try created.json()["id"] as? String)
+        let done = try await waitForCompletion(id)
+        let thumbnail = try XCTUnwrap(done["thumbnail_url"] as? String, "\(done)")
+        return (id, thumbnail, BlobKey.jobResult(UUID(uuidString: id)!, fileExtension: "png"))
     }
 }

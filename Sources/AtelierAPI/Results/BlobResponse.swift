@@ -12,6 +12,15 @@ package enum BlobResponse {
         guard let info = try await blobs.info(key) else {
             throw APIError.notFound(missing)
         }
+        return try await serve(info, for: request, cacheControl: cacheControl) { range in
+            ByteBuffer(bytes: try await blobs.read(key, range: range))
+        }
+    }
+
+    /// The same answer for a blob already described by `info`, whose bytes (or the range
+    /// asked for) `body` supplies — from the store, or from memory (``VariantMemoryCache``).
+    package static func serve(_ info: BlobInfo, for request: Request, cacheControl: String,
+                              body: (Range<Int>?) async throws -> ByteBuffer) async throws -> Response {
         var headers: HTTPFields = [
             .contentType: info.contentType,
             .eTag: info.etag,
@@ -39,7 +48,6 @@ package enum BlobResponse {
         if request.method == .head {
             return Response(status: status, headers: headers)
         }
-        let data = try await blobs.read(key, range: range)
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: try await body(range)))
     }
 }

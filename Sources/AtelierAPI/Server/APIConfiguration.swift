@@ -82,6 +82,9 @@ public struct APIConfiguration: Sendable {
     /// costly work a request may ask for runs in bounded lanes (``ServerLanes``); past a lane's
     /// places and line, `503` with `Retry-After` at once.
     package var lanes = ServerLanes.Configuration()
+    /// `ATELIER_VARIANT_MEMORY_MB`: memory for the hottest photo variants (``VariantMemoryCache``),
+    /// per API process; 0 turns it off (every variant is then read from the store).
+    package var variantMemoryBytes = 64 << 20
     /// `ATELIER_MAX_STREAMS`: open event streams per API process; `ATELIER_MAX_STREAMS_PER_OWNER`: per owner.
     public var maxStreams = 10_000
     public var maxStreamsPerOwner = 100

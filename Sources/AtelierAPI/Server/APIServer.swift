@@ -131,7 +131,8 @@ public final class APIServer: Sendable {
         let results = router.group()
         if let limiter { results.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         ResultsController(blobs: blobs, signer: signer).register(on: results)
-        VariantsController(blobs: blobs, signer: signer, lane: lanes.variants, limits: configuration.imageLimits).register(on: results)
+        VariantsController(blobs: blobs, signer: signer, lane: lanes.variants, limits: configuration.imageLimits,
+                           memory: VariantMemoryCache(capacity: configuration.variantMemoryBytes)).register(on: results)
 
         // The Caricature app's routes are the core jobs API: listed as `caricature`, they too
         // serve requests without a credential; search, documents and admin never do.

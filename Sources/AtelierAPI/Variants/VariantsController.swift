@@ -11,7 +11,8 @@ import Hummingbird
 ///
 /// The first request renders the variant (``PhotoVariant``) in the variants lane and stores it
 /// beside its source, in `jobs/<id>/variants/` (purged with the job); every later request, on
-/// any API process, is answered from there. Answers carry a strong ETag (304 on
+/// any API process, is answered from there, and the hottest from memory
+/// (``VariantMemoryCache``). Answers carry a strong ETag (304 on
 /// If-None-Match), `Cache-Control: private, max-age=<until expiry>, immutable` (what a URL
 /// names never changes) and, for `format=auto`, `Vary: Accept`.
 struct VariantsController: Sendable {
@@ -19,6 +20,8 @@ struct VariantsController: Sendable {
     let signer: URLSigner
     let lane: WorkLane
     let limits: ImageLimits
+    /// The hottest variants (``VariantMemoryCache``); the store holds them all.
+    let memory: VariantMemoryCache
 
     func register(on router: some RouterMethods<APIRequestContext>) {
         router.get("variants/**", use: variant)
@@ -47,28 +50,57 @@ struct VariantsController: Sendable {
         }
         let encoding = parameters.encoding(accept: request.headers[.accept])
         let cached = Self.cacheKey(source: key, folder: folder, parameters: parameters.canonical, encoding: encoding)
-        if try await blobs.info(cached) == nil {
-            try await render(key, to: cached, parameters.request(encoding))
+        let entry: VariantMemoryCache.Entry
+        if let hit = memory.lookup(cached) {
+            entry = hit
+        } else if let kept = try await stored(cached) {
+            entry = kept
+        } else {
+            entry = try await render(key, to: cached, parameters.request(encoding))
         }
         let seconds = max(0, expires - Int(Date().timeIntervalSince1970))
-        var response = try await BlobResponse.serve(cached, for: request, from: blobs,
-                                                    cacheControl: "private, max-age=\(seconds), immutable",
-                                                    missing: "this photo no longer exists")
+        var response = try await BlobResponse.serve(entry.info, for: request, cacheControl: "private, max-age=\(seconds), immutable") { range in
+            guard let range else { return entry.body }
+            return entry.body.getSlice(at: entry.body.readerIndex + range.lowerBound, length: range.count) ?? ByteBuffer()
+        }
         if parameters.format == .auto { response.headers[.vary] = "Accept" }
         return response
     }
 
+    /// The variant as the store holds it (rendered earlier, perhaps by another process), now
+    /// also kept in memory; nil when it was never rendered.
+    func stored(_ cached: BlobKey) async throws -> VariantMemoryCache.Entry? {
+        guard let info = try await blobs.info(cached) else { return nil }
+        let bytes: Data
+        do {
+            bytes = try await blobs.read(cached)
+        } catch StorageError.notFound {
+            throw APIError.notFound("this photo no longer exists")   // purged between the two calls
+        }
+        let entry = VariantMemoryCache.Entry(info: info, body: ByteBuffer(bytes: bytes))
+        memory.store(entry)
+        return entry
+    }
+
     /// Reads `source`, renders the variant in the lane (never the cooperative pool: a 12 MP
-    /// photo takes tens of milliseconds) and stores it at `target`. Two processes rendering the
-    /// same variant at once both write the same bytes; the store keeps one.
-    func render(_ source: BlobKey, to target: BlobKey, _ request: VariantRequest) async throws {
+    /// photo takes tens of milliseconds) and stores it at `target`, and in memory. Two
+    /// processes rendering the same variant at once both write the same bytes; the store keeps one.
+    func render(_ source: BlobKey, to target: BlobKey, _ request: VariantRequest) async throws -> VariantMemoryCache.Entry {
         try lane.refuseIfFull()
-        let bytes = [UInt8](try await blobs.read(source, range: nil))
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try await blobs.read(source, range: nil))
+        } catch StorageError.notFound {
+            throw APIError.notFound("this photo no longer exists")
+        }
         let limits = self.limits
         let rendered = try await lane.run { Result { () throws(ImageError) in try PhotoVariant.render(bytes, request, limits: limits) } }
         switch rendered {
         case .success(let variant):
-            _ = try await blobs.put(Data(variant), at: target)
+            let info = try await blobs.put(Data(variant), at: target)
+            let entry = VariantMemoryCache.Entry(info: info, body: ByteBuffer(bytes: variant))
+            memory.store(entry)
+            return entry
         case .failure(.tooLarge(let message)):
             throw APIError(.contentTooLarge, "PayloadTooLargeError", message,
                            details: ["max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])

@@ -8,6 +8,10 @@ public struct BlobInfo: Sendable, Equatable {
     /// Strong validator: blobs are written once (atomically) and never modified in place.
     public var etag: String
     public var modifiedAt: Date
+
+    package init(key: BlobKey, size: Int, contentType: String, etag: String, modifiedAt: Date) {
+        (self.key, self.size, self.contentType, self.etag, self.modifiedAt) = (key, size, contentType, etag, modifiedAt)
+    }
 }
 
 /// Where input images and results live. Writes are atomic: a reader sees the whole blob or none.

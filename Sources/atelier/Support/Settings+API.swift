@@ -115,6 +115,10 @@ extension Settings {
                 configuration[keyPath: keyPath] = value
             }
         }
+        if let megabytes = try int("ATELIER_VARIANT_MEMORY_MB") {
+            guard (0...65_536).contains(megabytes) else { throw ConfigurationError("ATELIER_VARIANT_MEMORY_MB must be 0 (off) to 65536") }
+            configuration.variantMemoryBytes = megabytes << 20
+        }
         for (name, keyPath) in [("ATELIER_MAX_STREAMS", \APIConfiguration.maxStreams), ("ATELIER_MAX_STREAMS_PER_OWNER", \.maxStreamsPerOwner)] {
             if let value = try int(name) {
                 guard value >= 1 else { throw ConfigurationError("\(name) must be at least 1") }

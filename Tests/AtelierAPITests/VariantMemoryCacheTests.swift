@@ -1,0 +1,49 @@
+@testable import AtelierAPI
+import AtelierStorage
+import Foundation
+import NIOCore
+import XCTest
+
+/// The in-memory tier of the variant cache: bounded in bytes, least recently used out first,
+/// nothing older than its time to live.
+final class VariantMemoryCacheTests: XCTestCase {
+    func entry(_ name: String, bytes: Int) throws -> VariantMemoryCache.Entry {
+        let key = try BlobKey("jobs/\(UUID())/variants/\(name).webp")
+        let info = BlobInfo(key: key, size: bytes, contentType: "image/webp", etag: "\"\(name)\"", modifiedAt: Date())
+        return .init(info: info, body: ByteBuffer(repeating: 7, count: bytes))
+    }
+
+    func testTheLeastRecentlyUsedGoFirstAndTheBoundHolds() throws {
+        let cache = VariantMemoryCache(capacity: 8_000)
+        let entries = try (0..<8).map { try entry("v\($0)", bytes: 1_000) }
+        for item in entries { cache.store(item) }
+        XCTAssertEqual(cache.usage.bytes, 8_000)
+        _ = cache.lookup(entries[0].info.key)   // v0 is now the most recently used
+        cache.store(try entry("v8", bytes: 1_000))
+        XCTAssertLessThanOrEqual(cache.usage.bytes, 6_000, "evicted down to three quarters")
+        XCTAssertNotNil(cache.lookup(entries[0].info.key), "the one just read stays")
+        XCTAssertNil(cache.lookup(entries[1].info.key), "the least recently used went")
+        XCTAssertNil(cache.lookup(entries[2].info.key))
+        XCTAssertEqual(cache.lookup(entries[7].info.key)?.body.readableBytes, 1_000)
+
+        for index in 0..<500 { cache.store(try entry("w\(index)", bytes: 700 + index % 300)) }
+        XCTAssertLessThanOrEqual(cache.usage.bytes, 8_000, "however much is stored")
+    }
+
+    func testEntriesExpireAndLargeOnesAreNotKept() throws {
+        let cache = VariantMemoryCache(capacity: 8_000, ttl: .seconds(60))
+        let start = ContinuousClock.now
+        let item = try entry("v", bytes: 500)
+        cache.store(item, now: start)
+        XCTAssertNotNil(cache.lookup(item.info.key, now: start + .seconds(59)))
+        XCTAssertNil(cache.lookup(item.info.key, now: start + .seconds(60)), "a purged job's variant is answered a minute at most")
+        XCTAssertEqual(cache.usage.entries, 0)
+
+        let large = try entry("large", bytes: 1_001)
+        cache.store(large)
+        XCTAssertNil(cache.lookup(large.info.key), "over an eighth of the bound: not kept")
+        let off = VariantMemoryCache(capacity: 0)
+        off.store(item)
+        XCTAssertNil(off.lookup(item.info.key))
+    }
+}
