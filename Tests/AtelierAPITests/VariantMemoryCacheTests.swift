@@ -47,3 +47,21 @@ final class VariantMemoryCacheTests: XCTestCase {
         XCTAssertNil(off.lookup(item.info.key))
     }
 }
+
+/// The memo of verified variant URLs stays bounded whatever clients send.
+final class VerifiedVariantURLsTests: XCTestCase {
+    func testTheMemoIsBoundedInCountAndKeySize() throws {
+        let memo = VerifiedVariantURLs(capacity: 100)
+        let key = try BlobKey("jobs/\(UUID())/result.png")
+        let resolved = VerifiedVariantURLs.Resolved(source: key, cached: key, request: .init(width: 512, height: 512),
+                                                    expires: 0, variesByAccept: true)
+        for index in 0..<1_000 { memo.store(VerifiedVariantURLs.key(uri: "/variants/x?n=\(index)", accept: "image/webp"), resolved) }
+        XCTAssertLessThanOrEqual(memo.count, 100)
+        let odd = VerifiedVariantURLs.key(uri: "/variants/x", accept: String(repeating: "a", count: 2_000))
+        memo.store(odd, resolved)
+        XCTAssertNil(memo.lookup(odd), "an oversized key is never kept")
+        let kept = VerifiedVariantURLs.key(uri: "/variants/y", accept: nil)
+        memo.store(kept, resolved)
+        XCTAssertEqual(memo.lookup(kept)?.cached, key)
+    }
+}

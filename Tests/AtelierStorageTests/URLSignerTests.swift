@@ -20,4 +20,20 @@ final class URLSignerTests: XCTestCase {
             XCTAssertEqual(signer.verify(key: key, expires: expires, signature: spelled), .invalid, spelled)
         }
     }
+
+    /// The table codec spells every length as Foundation's base64 does (URL-safe, unpadded), reads
+    /// back what it wrote, and refuses what is not base64url.
+    func testBase64URLMatchesFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let reference = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            XCTAssertEqual(Base64URL.encode(bytes), reference, "\(length) bytes")
+            XCTAssertEqual(Base64URL.decode(reference), bytes, "\(length) bytes")
+        }
+        for bad in ["a", "abcde", "ab+c", "ab/c", "abc=", "ab c", "ab\u{e9}"] {
+            XCTAssertNil(Base64URL.decode(bad), bad)
+        }
+    }
 }

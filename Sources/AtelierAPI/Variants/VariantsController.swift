@@ -22,6 +22,8 @@ struct VariantsController: Sendable {
     let limits: ImageLimits
     /// The hottest variants (``VariantMemoryCache``); the store holds them all.
     let memory: VariantMemoryCache
+    /// URLs already verified (``VerifiedVariantURLs``): a repeat costs one lookup.
+    let verified = VerifiedVariantURLs()
 
     func register(on router: some RouterMethods<APIRequestContext>) {
         router.get("variants/**", use: variant)
@@ -33,6 +35,37 @@ struct VariantsController: Sendable {
     static let sourceExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "heic"]
 
     @Sendable func variant(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let memoKey = VerifiedVariantURLs.key(uri: request.uri.description, accept: request.headers[.accept])
+        let url: VerifiedVariantURLs.Resolved
+        if let known = verified.lookup(memoKey) {
+            guard Double(known.expires) >= Date().timeIntervalSince1970 else { throw Self.expired }
+            url = known
+        } else {
+            url = try resolve(request, context: context)
+            verified.store(memoKey, url)
+        }
+        let entry: VariantMemoryCache.Entry
+        if let hit = memory.lookup(url.cached) {
+            entry = hit
+        } else if let kept = try await stored(url.cached) {
+            entry = kept
+        } else {
+            entry = try await render(url.source, to: url.cached, url.request)
+        }
+        let seconds = max(0, url.expires - Int(Date().timeIntervalSince1970))
+        var response = try await BlobResponse.serve(entry.info, for: request, cacheControl: "private, max-age=\(seconds), immutable") { range in
+            guard let range else { return entry.body }
+            return entry.body.getSlice(at: entry.body.readerIndex + range.lowerBound, length: range.count) ?? ByteBuffer()
+        }
+        if url.variesByAccept { response.headers[.vary] = "Accept" }
+        return response
+    }
+
+    static var expired: APIError { .forbidden("this variant URL has expired; fetch the job again for a fresh one") }
+
+    /// Checks a variant URL — its key, its parameters, its signature and expiry — and works out
+    /// what it asks for: the source, the encoding `Accept` chooses and where that variant is kept.
+    func resolve(_ request: Request, context: APIRequestContext) throws -> VerifiedVariantURLs.Resolved {
         let path = context.parameters.getCatchAll().joined(separator: "/")
         guard let key = try? BlobKey(path), let folder = Self.jobFolder(of: key) else {
             throw APIError.forbidden("this variant URL is not valid")
@@ -45,26 +78,12 @@ struct VariantsController: Sendable {
         let parameters = try VariantParameters(query: query)
         switch signer.verifyVariant(key: key, parameters: parameters.canonical, expires: expires, signature: signature) {
         case .invalid: throw APIError.forbidden("this variant URL's signature is not valid")
-        case .expired: throw APIError.forbidden("this variant URL has expired; fetch the job again for a fresh one")
+        case .expired: throw Self.expired
         case .valid: break
         }
         let encoding = parameters.encoding(accept: request.headers[.accept])
-        let cached = Self.cacheKey(source: key, folder: folder, parameters: parameters.canonical, encoding: encoding)
-        let entry: VariantMemoryCache.Entry
-        if let hit = memory.lookup(cached) {
-            entry = hit
-        } else if let kept = try await stored(cached) {
-            entry = kept
-        } else {
-            entry = try await render(key, to: cached, parameters.request(encoding))
-        }
-        let seconds = max(0, expires - Int(Date().timeIntervalSince1970))
-        var response = try await BlobResponse.serve(entry.info, for: request, cacheControl: "private, max-age=\(seconds), immutable") { range in
-            guard let range else { return entry.body }
-            return entry.body.getSlice(at: entry.body.readerIndex + range.lowerBound, length: range.count) ?? ByteBuffer()
-        }
-        if parameters.format == .auto { response.headers[.vary] = "Accept" }
-        return response
+        return .init(source: key, cached: Self.cacheKey(source: key, folder: folder, parameters: parameters.canonical, encoding: encoding),
+                     request: parameters.request(encoding), expires: expires, variesByAccept: parameters.format == .auto)
     }
 
     /// The variant as the store holds it (rendered earlier, perhaps by another process), now
@@ -123,7 +142,7 @@ struct VariantsController: Sendable {
     /// parameters and the encoding chosen.
     static func cacheKey(source: BlobKey, folder: String, parameters: String, encoding: VariantFormat) -> BlobKey {
         let digest = SHA256.hash(data: Data("\(source.path)?\(parameters)&encoding=\(encoding.rawValue)".utf8))
-        let name = digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        let name = HeaderText.hex(digest.prefix(12))
         // Safe by construction: a job folder checked above, hex, a fixed extension.
         return try! BlobKey("\(folder)/variants/\(name).\(encoding.fileExtension)")
     }

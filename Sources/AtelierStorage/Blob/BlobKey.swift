@@ -8,16 +8,27 @@ public struct BlobKey: Sendable, Hashable, CustomStringConvertible {
 
     public init(_ text: String) throws(StorageError) {
         guard !text.isEmpty, text.utf8.count <= 512 else { throw .invalidKey("blob key must be 1–512 bytes") }
-        let segments = text.split(separator: "/", omittingEmptySubsequences: false)
-        for segment in segments {
-            guard !segment.isEmpty, segment != ".", segment != "..", segment.first != "." else {
-                throw .invalidKey("blob key '\(text.prefix(80))' has an empty, hidden or relative segment")
+        // One pass over the bytes (every signed URL is checked here): a segment may not be
+        // empty or start with `.` (so never `.`, `..` or hidden), and holds allowed bytes only.
+        var segmentStart = true
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "/") {
+                guard !segmentStart else { throw Self.relative(text) }
+                segmentStart = true
+                continue
             }
-            guard segment.utf8.allSatisfy(Self.allowed) else {
+            if segmentStart, byte == UInt8(ascii: ".") { throw Self.relative(text) }
+            segmentStart = false
+            guard Self.allowed(byte) else {
                 throw .invalidKey("blob key '\(text.prefix(80))' has characters other than letters, digits, '.', '_', '-'")
             }
         }
+        guard !segmentStart else { throw Self.relative(text) }
         self.path = text
+    }
+
+    private static func relative(_ text: String) -> StorageError {
+        .invalidKey("blob key '\(text.prefix(80))' has an empty, hidden or relative segment")
     }
 
     /// The key of a job's input file, e.g. `jobs/<id>/input.jpg`.

@@ -121,19 +121,52 @@ public struct URLSigner: Sendable {
     }
 }
 
-/// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5).
+/// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5), byte by byte through two
+/// tables: every signed URL is checked with it, so it stays off Foundation's string search.
 package enum Base64URL {
-    package static func encode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// Character → its 6-bit value; 0xFF for every character outside the alphabet.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in alphabet.enumerated() { table[Int(character)] = UInt8(index) }
+        return table
+    }()
+
+    package static func encode(_ data: some Sequence<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(data.underestimatedCount * 4 / 3 + 3)
+        var bytes = data.makeIterator()
+        while let a = bytes.next() {
+            let b = bytes.next()
+            let c = b == nil ? nil : bytes.next()
+            out.append(alphabet[Int(a >> 2)])
+            out.append(alphabet[Int((a & 0x03) << 4 | (b ?? 0) >> 4)])
+            if let b { out.append(alphabet[Int((b & 0x0F) << 2 | (c ?? 0) >> 6)]) }
+            if let c { out.append(alphabet[Int(c & 0x3F)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
+    /// Nil for any character outside the URL-safe alphabet (padding included) or an impossible
+    /// length. The unused low bits of the last character are ignored, as base64 decoders do:
+    /// callers that need one spelling compare the re-encoding.
     package static func decode(_ text: String) -> Data? {
-        guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "=") }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64.append("=") }
-        return Data(base64Encoded: base64)
+        let characters = text.utf8
+        guard characters.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(characters.count * 3 / 4)
+        var accumulator: UInt32 = 0, bits: UInt32 = 0
+        for character in characters {
+            let value = values[Int(character)]
+            guard value != 0xFF else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> bits))
+                accumulator &= (1 << bits) - 1
+            }
+        }
+        return Data(out)
     }
 }

@@ -273,6 +273,7 @@ struct HTTPFloorCommand: AsyncParsableCommand {
         commandName: "http-floor",
         abstract: "Serve one JSON file at /job.json with Hummingbird alone (no middleware): the framework's ceiling for ops/bench/api.")
     @Option(help: "The JSON file to serve.") var file: String
+    @Option(help: "An image to serve at /thumbnail.webp as well.") var image: String?
     @Option(help: "host:port to listen on.") var listen = "127.0.0.1:18082"
 
     func run() async throws {
@@ -280,6 +281,10 @@ struct HTTPFloorCommand: AsyncParsableCommand {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
             throw ValidationError("--listen must be host:port")
         }
-        try await HTTPFloorServer(json: json).run(host: String(listen[..<colon]), port: port)
+        let picture = try image.map { path in
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+            return data
+        }
+        try await HTTPFloorServer(json: json, image: picture).run(host: String(listen[..<colon]), port: port)
     }
 }

@@ -12,7 +12,7 @@ for line in open(sys.argv[1]):
 print()
 print(f"{'scenario':<22} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9}  statuses")
 for name in ["atelier-get-200", "atelier-get-304", "atelier-post-200kb", "atelier-variant-cached", "nginx-get-200",
-             "nginx-get-304", "nginx-variant", "floor-get-200", "floor-get-304"]:
+             "nginx-get-304", "nginx-variant", "floor-get-200", "floor-get-304", "floor-variant"]:
     r = rows.get(name)
     if r:
         print(f"{name:<22} {r['rps']:>10,.0f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f}  {r['statuses']}")
@@ -27,7 +27,11 @@ for kind in ["200", "304"]:
 a, n = rows.get("atelier-variant-cached"), rows.get("nginx-variant")
 if a and n:
     ratio = a["rps"] / n["rps"]
-    print(f"cached variant: atelier/nginx = {ratio:.2f}× (goal ≥ 0.5×: {'✓' if ratio >= 0.5 else '✗'})")
+    line = f"cached variant: atelier/nginx = {ratio:.2f}× (goal ≥ 0.5×: {'✓' if ratio >= 0.5 else '✗'})"
+    f = rows.get("floor-variant")
+    if f:
+        line += f", atelier/hummingbird-alone = {a['rps'] / f['rps']:.2f}×, hummingbird-alone/nginx = {f['rps'] / n['rps']:.2f}×"
+    print(line)
 sse = rows.get("sse-idle")
 if sse:
     print(f"SSE: {sse['ready']}/{sse['streams']} idle streams open, RSS {sse['rss_before_mb']} → "
