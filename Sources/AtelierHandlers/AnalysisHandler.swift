@@ -37,11 +37,11 @@ package struct AnalysisHandler: JobHandler {
         let bytes = try await JobInput.read(payload.input.blob, from: blobs)
         try await context.progress(5, step: "Measuring light, colour and composition")
         let limits = self.limits
-        let (image, reading, color): (PixelBuffer, PhotoReading, ColorReport) = try await context.offload { _ in
+        let (image, reading, color, thumbhash): (PixelBuffer, PhotoReading, ColorReport, String) = try await context.offload { _ in
             do {
                 let read = try ImageCodec.decodeReporting(bytes, limits: limits, minimumLongSide: 640)
                 let image = read.image.cappingLongSide(640)
-                return (image, PhotoReading.read(image), read.color)
+                return (image, PhotoReading.read(image), read.color, ThumbHash.base64(image))
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
@@ -82,6 +82,6 @@ package struct AnalysisHandler: JobHandler {
                 AnalysisJob.AdvisorResult(id: review.advisor.id, name: review.advisor.name, grade: review.grade, overall: review.overall,
                                           scores: Dictionary(uniqueKeysWithValues: Dimension.allCases.map { ($0.rawValue, review.scores[$0].rounded) }),
                                           proseBy: review.proseBy)
-            }))
+            }, thumbhash: thumbhash))
     }
 }

@@ -34,11 +34,12 @@ package struct CaptionHandler: JobHandler {
         try await context.progress(30, step: "decoding")
         let limits = self.limits
         // The provider sees the working copy; the result reports the photo's own size.
-        let (image, photo, color): (PixelBuffer, ImageInfo, ColorReport) = try await context.offload { _ in
+        let (image, photo, color, thumbhash): (PixelBuffer, ImageInfo, ColorReport, String) = try await context.offload { _ in
             do {
                 let photo = try ImageCodec.probe(bytes, limits: limits)
                 let read = try ImageCodec.decodeReporting(bytes, limits: limits, minimumLongSide: Self.workingSide)
-                return (read.image.cappingLongSide(Self.workingSide), photo, read.color)
+                let image = read.image.cappingLongSide(Self.workingSide)
+                return (image, photo, read.color, ThumbHash.base64(image))
             } catch let error as ImageError {
                 throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
             }
@@ -55,6 +56,6 @@ package struct CaptionHandler: JobHandler {
         return try .encode(CaptionJob.Result(
             caption: caption.text, provider: caption.provider, model: caption.model, confidence: caption.confidence,
             usage: caption.usage.map { CaptionJob.Usage(promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens, totalTokens: $0.total_tokens) },
-            width: photo.width, height: photo.height))
+            width: photo.width, height: photo.height, thumbhash: thumbhash))
     }
 }

@@ -24,11 +24,9 @@ package struct IndexHandler: JobHandler {
         (self.encoder, self.blobs, self.captioner, self.limits) = (encoder, blobs, captioner, limits)
     }
 
-    /// The caption of the job's uploaded image, from the vision provider.
-    func caption(_ input: BlobInput?, _ context: JobContext) async throws -> String {
-        guard let input else { throw JobFailure.permanent("the image to caption is missing") }
+    /// The caption of the job's uploaded image (`bytes`, as `input` names it), from the vision provider.
+    func caption(_ input: BlobInput, _ bytes: [UInt8], _ context: JobContext) async throws -> String {
         try await context.progress(10, step: "captioning")
-        let bytes = try await JobInput.read(input.blob, from: blobs)
         let limits = self.limits
         let (image, color): (PixelBuffer, ColorReport) = try await context.offload { _ in
             do {
@@ -97,7 +95,19 @@ package struct IndexHandler: JobHandler {
             (input, owningJob) = (sourceInput, source)
             if request.text.isEmpty, let sourceCaption { (request.text, captionFrom) = (sourceCaption, "job") }
         }
-        if request.needsCaption { (request.text, captionFrom) = (try await caption(input, context), "provider") }
+        // A photo this job brought itself gets its placeholder here (search hits carry it); a
+        // `from_job`'s photo has one in that job's result already.
+        let ownPhoto = request.isImage && owningJob == context.job.id
+        var thumbhash: String?
+        if request.needsCaption && input == nil { throw JobFailure.permanent("the image to caption is missing") }
+        if let input, request.needsCaption || ownPhoto {
+            let bytes = try await JobInput.read(input.blob, from: blobs)
+            if request.needsCaption { (request.text, captionFrom) = (try await caption(input, bytes, context), "provider") }
+            if ownPhoto {
+                let limits = self.limits
+                thumbhash = try await context.offload { _ in try? ThumbHash.base64(ofPhoto: bytes, limits: limits) }
+            }
+        }
         try await context.progress(20, step: "embedding")
         let text = request.text
         let vector = try await context.offload { _ in encoder.embed(text) }
@@ -113,7 +123,8 @@ package struct IndexHandler: JobHandler {
         return try .encode(IndexJob.Result(id: id.lowercased, jobID: owningJob.lowercased, collection: request.collection, sourceKey: sourceKey,
                                            sourceKind: request.isImage ? "image" : "text", text: request.text,
                                            caption: request.isImage ? request.text : nil, captionFrom: captionFrom,
-                                           imagePath: request.isImage ? imagePath : nil, embeddingDim: vector.count))
+                                           imagePath: request.isImage ? imagePath : nil, embeddingDim: vector.count,
+                                           thumbhash: thumbhash))
     }
 }
 

@@ -53,6 +53,7 @@ final class SearchAPITests: APITestCase {
         let results = try XCTUnwrap(body["results"] as? [[String: Any]])
         XCTAssertEqual(results.count, 2)
         XCTAssertEqual(results.first?["source_key"] as? String, "reset", reply.text)
+        XCTAssertTrue(results.allSatisfy { $0["thumbnail_url"] == nil && $0["thumbhash"] == nil }, "texts show no photo")
         XCTAssertEqual(body["total"] as? Int, 2)
         let similarities = results.compactMap { $0["similarity"] as? Double }
         XCTAssertTrue(similarities.allSatisfy { (0...1).contains($0) } && similarities == similarities.sorted(by: >))
@@ -80,6 +81,11 @@ final class SearchAPITests: APITestCase {
         XCTAssertEqual(first["image_path"] as? String, "source/cat.jpg")
         XCTAssertEqual(first["caption"] as? String, "A grey cat asleep on a sunny windowsill")
         XCTAssertEqual(first["source_kind"] as? String, "image")
+        let thumbnail = try XCTUnwrap(first["thumbnail_url"] as? String, "\(first)")
+        let fetched = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/jpeg")])
+        XCTAssertEqual(fetched.status, 200, fetched.text)
+        let hash = [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(first["thumbhash"] as? String, "\(first)"))))
+        XCTAssertEqual(ThumbHash.aspectRatio(hash), 4.0 / 3.0, accuracy: 0.1, "the 64 × 48 photo's placeholder")
 
         let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
         let bobs = try await search(["query": "a sleeping kitten", "top_k": 5], token: bob).json()

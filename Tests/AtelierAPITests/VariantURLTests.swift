@@ -73,6 +73,44 @@ final class VariantURLTests: APITestCase {
     }
 }
 
+/// Jobs whose result is not an image still show their photo: `thumbnail_url` names the upload,
+/// and `thumbhash` (made by the worker, in the result) is that photo's placeholder.
+final class PhotoPlaceholderTests: APITestCase {
+    func testUploadAndAnalysisViewsCarryTheirPhotosThumbnailAndPlaceholder() async throws {
+        // 120 × 60, left half red, right half blue: the placeholder keeps the 2:1 and the split.
+        var photo = PixelBuffer(width: 120, height: 60, channels: 3, fill: 0)
+        for y in 0..<60 {
+            for x in 0..<120 { photo.pixels[(y * 120 + x) * 3 + (x < 60 ? 0 : 2)] = 220 }
+        }
+        for kind in ["upload", "analysis"] {
+            let (body, type) = multipart([("kind", kind)], image: Data(try ImageCodec.encodeJPEG(photo, quality: 95)))
+            let created = try await request(.POST, "/v1/jobs", body: body, contentType: type)
+            XCTAssertEqual(created.status, 200, created.text)
+            let id = try XCTUnwrap(try created.json()["id"] as? String)
+            let done = try await waitForCompletion(id)
+            XCTAssertEqual(done["status"] as? String, "succeeded", "\(done)")
+            let thumbnail = try XCTUnwrap(done["thumbnail_url"] as? String, "\(kind): \(done)")
+            XCTAssertTrue(thumbnail.contains("/variants/jobs/\(id)/input.jpg?"), thumbnail)
+            let hash = try XCTUnwrap(done["thumbhash"] as? String, "\(kind): \(done)")
+            XCTAssertEqual(hash, (done["result"] as? [String: Any])?["thumbhash"] as? String, "the result's, lifted beside the URL")
+            let bytes = [UInt8](try XCTUnwrap(Data(base64Encoded: hash)))
+            XCTAssertEqual(ThumbHash.aspectRatio(bytes), ThumbHash.aspectRatio(ThumbHash.encode(photo)), kind)   // 7:4, as close as the hash says 2:1
+            let placeholder = try XCTUnwrap(ThumbHash.decode(bytes))
+            let row = placeholder.height / 2, c = placeholder.channels
+            let left = Array(placeholder.pixels[(row * placeholder.width + 2) * c..<(row * placeholder.width + 2) * c + 3])
+            let right = Array(placeholder.pixels[(row * placeholder.width + placeholder.width - 3) * c..<(row * placeholder.width + placeholder.width - 3) * c + 3])
+            XCTAssertGreaterThan(Int(left[0]), Int(left[2]) + 60, "\(kind): red on the left, \(left)")
+            XCTAssertGreaterThan(Int(right[2]), Int(right[0]) + 60, "\(kind): blue on the right, \(right)")
+            let image = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/jpeg")])
+            XCTAssertEqual(image.status, 200, image.text)
+        }
+        let text = try await request(.POST, "/v1/jobs", body: Data(#"{"kind":"noop"}"#.utf8), contentType: "application/json")
+        let noop = try await waitForCompletion(try XCTUnwrap(try text.json()["id"] as? String))
+        XCTAssertTrue(noop["thumbnail_url"] is NSNull, "no photo, no thumbnail: \(noop)")
+        XCTAssertTrue(noop["thumbhash"] is NSNull, "\(noop)")
+    }
+}
+
 /// The blob store's tier of the cache alone: with no memory for variants, every answer after the
 /// first is read from `jobs/<id>/variants/`, on this process or any other.
 final class VariantStoreTierTests: APITestCase {

@@ -148,6 +148,9 @@ class MondrianFlowTestCase: APITestCase {
         XCTAssertEqual(hit.caption, analysisCaption)
         let thumbnail = try await request(.GET, "\(searchBase.isEmpty ? baseURL : searchBase)/image/\(hit.image_path)", token: .some(nil))
         XCTAssertEqual(thumbnail.status, 200)
+        // Beyond the app's fields: the analysis made the photo's placeholder, and the hit carries it.
+        let fields = try XCTUnwrap((try found.json()["results"] as? [[String: Any]])?.first)
+        XCTAssertNotNil((fields["thumbhash"] as? String).flatMap { Data(base64Encoded: $0) }.flatMap { ThumbHash.decode([UInt8]($0)) }, found.text)
     }
 }
 

@@ -60,6 +60,11 @@ final class MondrianSearchAPITests: APITestCase {
         XCTAssertEqual(image.header("Content-Type"), "image/webp")
         let info = try ImageCodec.probe([UInt8](image.body))
         XCTAssertEqual([info.width, info.height], [24, 24], "cover of the 32 × 24 photo, never enlarged")
+        // And its placeholder, made when the photo was indexed: 4:3 and grey as the photo is.
+        let hash = [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(hits.first?["thumbhash"] as? String, reply.text))))
+        XCTAssertEqual(ThumbHash.aspectRatio(hash), 4.0 / 3.0, accuracy: 0.1)
+        let placeholder = try XCTUnwrap(ThumbHash.decode(hash))
+        XCTAssertEqual(Double(placeholder.pixels[0]), 90, accuracy: 12, "the photo's grey")
 
         let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
         let bobs = try await request(.POST, "/search", token: bob, body: try JSONEncoder().encode(SearchRequest(query: "sunset", top_k: 5)),

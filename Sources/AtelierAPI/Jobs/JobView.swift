@@ -16,9 +16,13 @@ struct JobView: Encodable {
     /// The job's result as its handler wrote it (each kind's `Result` in AtelierJobs), passed through.
     var result: JSONValue?
     var resultURL: String?
-    /// A signed variant URL of an image result: 512 px square, cropped around its subject, AVIF,
-    /// WebP or JPEG by the request's `Accept` (``VariantParameters/thumbnail``); null otherwise.
+    /// A signed variant URL of the job's image result, or else of its uploaded photo: 512 px
+    /// square, cropped around its subject, AVIF, WebP or JPEG by the request's `Accept`
+    /// (``VariantParameters/thumbnail``); null when the job has neither.
     var thumbnailURL: String?
+    /// The ThumbHash placeholder (base64) of the image `thumbnail_url` shows, once a worker has
+    /// made it (the result's `thumbhash`); null before.
+    var thumbhash: String?
     var error: String?
     var attempt: Int
     var maxAttempts: Int
@@ -32,7 +36,7 @@ struct JobView: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case id, kind, status, state, progress, result, error, attempt
-        case progressStep = "progress_step", resultURL = "result_url", thumbnailURL = "thumbnail_url", maxAttempts = "max_attempts"
+        case progressStep = "progress_step", resultURL = "result_url", thumbnailURL = "thumbnail_url", thumbhash, maxAttempts = "max_attempts"
         case requestID = "request_id", parentID = "parent_id", createdAt = "created_at", startedAt = "started_at"
         case finishedAt = "finished_at", statusURL = "status_url", streamURL = "stream_url"
     }
@@ -48,6 +52,7 @@ struct JobView: Encodable {
         try c.encode(result, forKey: .result)
         try c.encode(resultURL, forKey: .resultURL)
         try c.encode(thumbnailURL, forKey: .thumbnailURL)
+        try c.encode(thumbhash, forKey: .thumbhash)
         try c.encode(error, forKey: .error)
         try c.encode(attempt, forKey: .attempt)
         try c.encode(maxAttempts, forKey: .maxAttempts)
@@ -73,11 +78,14 @@ struct JobView: Encodable {
         progress = job.progress
         progressStep = job.progressStep
         result = job.result.flatMap { try? JSONValue.parse(Data($0.utf8)) }
-        if job.state == .succeeded, let key = Self.resultBlob(job.result) {
-            resultURL = links.url(for: key, apiBase: baseURL, now: now)
-            if VariantsController.jobFolder(of: key) != nil {
-                thumbnailURL = baseURL + links.signer.signedVariantPath(for: key, parameters: VariantParameters.thumbnail.canonical, now: now)
-            }
+        let fields = ResultFields.of(result: job.result)
+        let resultKey = job.state == .succeeded ? fields?.resultBlob.flatMap { try? BlobKey($0) } : nil
+        if let resultKey { resultURL = links.url(for: resultKey, apiBase: baseURL, now: now) }
+        // The result when it is an image, else the photo the job was given (analysis, caption…).
+        let inputKey = BlobInput.of(payload: job.payload).flatMap { try? BlobKey($0.blob) }
+        if let photo = [resultKey, inputKey].compactMap({ $0 }).first(where: { VariantsController.jobFolder(of: $0) != nil }) {
+            thumbnailURL = baseURL + links.signer.signedVariantPath(for: photo, parameters: VariantParameters.thumbnail.canonical, now: now)
+            thumbhash = job.state == .succeeded ? fields?.thumbhash : nil
         }
         switch job.state {
         case .failed: error = job.error ?? "the job failed"
@@ -93,11 +101,5 @@ struct JobView: Encodable {
         finishedAt = job.finishedAt
         statusURL = "\(baseURL)/v1/jobs/\(id)"
         streamURL = "\(baseURL)/v1/jobs/\(id)/events"
-    }
-
-    /// The blob a result names (`result_blob`), which the API hands out as `result_url` (a
-    /// pre-signed URL on the object store with s3, `/results/…` on this API with the local store).
-    static func resultBlob(_ result: String?) -> BlobKey? {
-        ResultFields.of(result: result)?.resultBlob.flatMap { try? BlobKey($0) }
     }
 }

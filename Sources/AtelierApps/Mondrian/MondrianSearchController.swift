@@ -6,12 +6,13 @@ import Foundation
 import Hummingbird
 
 /// Mondrian's `POST /search {query, top_k}` (docs/clients.md §2) → `{query, results:[{id, job_id,
-/// image_path, caption, similarity, thumbnail_url}], total}`: the caller's indexed *images*
+/// image_path, caption, similarity, thumbnail_url, thumbhash}], total}`: the caller's indexed *images*
 /// only, so every field the app's `SearchResult` requires is present. Same search
 /// (``SearchService``) and validation as `/v1/search`; `top_k` defaults to 10 (the app's own
 /// default). `thumbnail_url` (the app ignores keys it does not know) is a signed variant URL of
-/// the hit's photo, as job views carry (``VariantParameters/thumbnail``); null when the photo's
-/// job is gone.
+/// the hit's photo, as job views carry (``VariantParameters/thumbnail``), and `thumbhash` its
+/// placeholder from that job's result; null when the photo's job is gone (`thumbhash` also
+/// while it has no result yet).
 struct MondrianSearchController: Sendable {
     let service: SearchService
     let queue: JobQueue
@@ -29,6 +30,7 @@ struct MondrianSearchController: Sendable {
         var caption: String
         var similarity: Double
         var thumbnail_url: String?
+        var thumbhash: String?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -38,9 +40,10 @@ struct MondrianSearchController: Sendable {
             try c.encode(caption, forKey: .caption)
             try c.encode(similarity, forKey: .similarity)
             try c.encode(thumbnail_url, forKey: .thumbnail_url)
+            try c.encode(thumbhash, forKey: .thumbhash)
         }
 
-        enum CodingKeys: String, CodingKey { case id, job_id, image_path, caption, similarity, thumbnail_url }
+        enum CodingKeys: String, CodingKey { case id, job_id, image_path, caption, similarity, thumbnail_url, thumbhash }
     }
 
     struct Answer: Encodable {
@@ -53,15 +56,12 @@ struct MondrianSearchController: Sendable {
         let principal = try context.requirePrincipal()
         let query = try await SearchQuery.parse(request, fields: ["query", "top_k"], defaultTopK: 10)
         let items = try await service.nearest(query, owner: principal.owner, sourceKind: "image")
-        // The photo of every hit's job, in one query, for its thumbnail.
-        let jobs = try await queue.jobs(ids: items.compactMap(\.jobID))
-        let photos = Dictionary(jobs.compactMap { job in MondrianUpload(job).map { (job.id, $0.blob) } }, uniquingKeysWith: { first, _ in first })
-        let base = self.base.value(for: request), now = Date()
+        let photos = try await HitPhoto.lookup(jobs: items.compactMap(\.jobID), queue: queue, signer: signer, base: base.value(for: request))
         let results = items.compactMap { item -> Result? in
             guard let job = item.jobID, let path = item.imagePath else { return nil }
-            let thumbnail = photos[job].map { base + signer.signedVariantPath(for: $0, parameters: VariantParameters.thumbnail.canonical, now: now) }
             return Result(id: item.id.uuidString.lowercased(), job_id: job.uuidString.lowercased(), image_path: path,
-                          caption: item.text, similarity: SearchService.rounded(item.similarity), thumbnail_url: thumbnail)
+                          caption: item.text, similarity: SearchService.rounded(item.similarity),
+                          thumbnail_url: photos[job]?.thumbnailURL, thumbhash: photos[job]?.thumbhash)
         }
         return try JSONResponse.encode(Answer(query: query.text, results: results, total: results.count))
     }

@@ -71,8 +71,20 @@ package enum ThumbHash {
         return hash
     }
 
+    /// ``encode(_:)`` in base64, as job results and search hits carry it.
+    package static func base64(_ image: PixelBuffer) -> String {
+        Data(encode(image)).base64EncodedString()
+    }
+
+    /// The base64 hash of an encoded photo, decoded no larger than the hash needs (a JPEG at
+    /// 1/8 of its size, in the DCT domain), upright and in sRGB as every decode is.
+    package static func base64(ofPhoto bytes: [UInt8], limits: ImageLimits) throws(ImageError) -> String {
+        base64(try ImageCodec.decode(bytes, limits: limits, minimumLongSide: 100))
+    }
+
     /// The placeholder a client would paint: at most 32 px on its long side, RGBA. Nil when
     /// `hash` is too short to be one.
+
     package static func decode(_ hash: [UInt8]) -> PixelBuffer? {
         guard hash.count >= 5 else { return nil }
         let header24 = Int(hash[0]) | Int(hash[1]) << 8 | Int(hash[2]) << 16

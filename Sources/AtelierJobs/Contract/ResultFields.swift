@@ -1,19 +1,22 @@
 /// The fields of a job's result that are read without knowing its kind: the blob it names
 /// (`result_blob` — the jobs API hands it out as a signed `result_url`) and the caption it
-/// carries (`caption` — an `index` job of another job's image reuses it). A field that is
-/// absent or not a string is nil.
+/// carries (`caption` — an `index` job of another job's image reuses it), and its photo's
+/// placeholder (`thumbhash`). A field that is absent or not a string is nil.
 package struct ResultFields: Decodable, Sendable, Equatable {
     package var resultBlob: String?
     package var caption: String?
+    /// The ThumbHash placeholder of the photo the job view's `thumbnail_url` shows (base64).
+    package var thumbhash: String?
 
     enum CodingKeys: String, CodingKey {
-        case caption, resultBlob = "result_blob"
+        case caption, thumbhash, resultBlob = "result_blob"
     }
 
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         resultBlob = try? c.decodeIfPresent(String.self, forKey: .resultBlob)
         caption = try? c.decodeIfPresent(String.self, forKey: .caption)
+        thumbhash = try? c.decodeIfPresent(String.self, forKey: .thumbhash)
     }
 
     /// The fields of a stored result; nil when there is none or it is not a JSON object.

@@ -58,15 +58,19 @@ package struct AnalysisJob: JobContract {
         package var overall: Double
         package var caption: String
         package var advisors: [AdvisorResult]
+        /// The photo's ThumbHash placeholder (about 25 bytes, base64), for the job view's
+        /// `thumbnail_url`: a client paints it before the image arrives.
+        package var thumbhash: String?
 
         package init(resultBlob: String, contentType: String = "text/html; charset=utf-8", grade: String, overall: Double,
-                    caption: String, advisors: [AdvisorResult]) {
+                    caption: String, advisors: [AdvisorResult], thumbhash: String? = nil) {
             (self.resultBlob, self.contentType, self.grade, self.overall, self.caption, self.advisors) =
                 (resultBlob, contentType, grade, overall, caption, advisors)
+            self.thumbhash = thumbhash
         }
 
         enum CodingKeys: String, CodingKey {
-            case grade, overall, caption, advisors, resultBlob = "result_blob", contentType = "content_type"
+            case grade, overall, caption, advisors, thumbhash, resultBlob = "result_blob", contentType = "content_type"
         }
     }
 

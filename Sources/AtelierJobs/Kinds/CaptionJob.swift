@@ -22,10 +22,14 @@ package struct CaptionJob: JobContract {
         package var usage: Usage?
         package var width: Int
         package var height: Int
+        /// The photo's ThumbHash placeholder (about 25 bytes, base64), for the job view's
+        /// `thumbnail_url`: a client paints it before the image arrives.
+        package var thumbhash: String?
 
-        package init(caption: String, provider: String, model: String, confidence: String, usage: Usage?, width: Int, height: Int) {
+        package init(caption: String, provider: String, model: String, confidence: String, usage: Usage?, width: Int, height: Int,
+                     thumbhash: String? = nil) {
             (self.caption, self.provider, self.model, self.confidence, self.usage) = (caption, provider, model, confidence, usage)
-            (self.width, self.height) = (width, height)
+            (self.width, self.height, self.thumbhash) = (width, height, thumbhash)
         }
     }
 

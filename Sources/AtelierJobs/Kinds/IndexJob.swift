@@ -103,15 +103,17 @@ package struct IndexJob: JobContract {
         package var captionFrom: String?
         package var imagePath: String?
         package var embeddingDim: Int
+        /// An image's ThumbHash placeholder (base64), which search hits carry; nil for text.
+        package var thumbhash: String?
 
         package init(id: String, jobID: String, collection: String, sourceKey: String, sourceKind: String, text: String,
-                    caption: String?, captionFrom: String?, imagePath: String?, embeddingDim: Int) {
+                    caption: String?, captionFrom: String?, imagePath: String?, embeddingDim: Int, thumbhash: String? = nil) {
             (self.id, self.jobID, self.collection, self.sourceKey, self.sourceKind, self.text) = (id, jobID, collection, sourceKey, sourceKind, text)
-            (self.caption, self.captionFrom, self.imagePath, self.embeddingDim) = (caption, captionFrom, imagePath, embeddingDim)
+            (self.caption, self.captionFrom, self.imagePath, self.embeddingDim, self.thumbhash) = (caption, captionFrom, imagePath, embeddingDim, thumbhash)
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, collection, text, caption
+            case id, collection, text, caption, thumbhash
             case jobID = "job_id", sourceKey = "source_key", sourceKind = "source_kind", captionFrom = "caption_from"
             case imagePath = "image_path", embeddingDim = "embedding_dim"
         }

@@ -26,9 +26,12 @@ package struct UploadJob: JobContract {
         package var width: Int
         package var height: Int
         package var bytes: Int
+        /// The photo's ThumbHash placeholder (about 25 bytes, base64), for the job view's
+        /// `thumbnail_url`: a client paints it before the image arrives.
+        package var thumbhash: String?
 
-        package init(format: String, width: Int, height: Int, bytes: Int) {
-            (self.format, self.width, self.height, self.bytes) = (format, width, height, bytes)
+        package init(format: String, width: Int, height: Int, bytes: Int, thumbhash: String? = nil) {
+            (self.format, self.width, self.height, self.bytes, self.thumbhash) = (format, width, height, bytes, thumbhash)
         }
     }
 
