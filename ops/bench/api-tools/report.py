@@ -1,6 +1,8 @@
-"""Prints the API benchmark's results as a table, with Atelier/nginx ratios."""
+"""Prints the API benchmark's results as a table, with Atelier/nginx ratios. Scenarios run in
+rounds (`name#1`, `name#2`, …) are shown per round and compared by their mean."""
 import json
 import sys
+from statistics import mean
 
 rows = {}
 for line in open(sys.argv[1]):
@@ -10,27 +12,36 @@ for line in open(sys.argv[1]):
         rows[row["scenario"]] = row
 
 print()
-print(f"{'scenario':<22} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9}  statuses")
-for name in ["atelier-get-200", "atelier-get-304", "atelier-post-200kb", "atelier-variant-cached", "nginx-get-200",
-             "nginx-get-304", "nginx-variant", "floor-get-200", "floor-get-304", "floor-variant"]:
-    r = rows.get(name)
-    if r:
-        print(f"{name:<22} {r['rps']:>10,.0f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f}  {r['statuses']}")
+print(f"{'scenario':<26} {'req/s':>10} {'p50 ms':>9} {'p99 ms':>9}  statuses")
+for name, r in rows.items():
+    if "rps" in r:
+        print(f"{name:<26} {r['rps']:>10,.0f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f}  {r['statuses']}")
+
+
+def rate(name):
+    """req/s of a scenario, or the mean over its rounds; None when it did not run."""
+    if name in rows:
+        return rows[name]["rps"]
+    rounds = [r["rps"] for key, r in rows.items() if key.startswith(name + "#")]
+    return mean(rounds) if rounds else None
+
+
 for kind in ["200", "304"]:
-    a, n = rows.get(f"atelier-get-{kind}"), rows.get(f"nginx-get-{kind}")
-    f = rows.get(f"floor-get-{kind}")
+    a, n, f = rate(f"atelier-get-{kind}"), rate(f"nginx-get-{kind}"), rate(f"floor-get-{kind}")
     if a and n:
-        line = f"GET {kind}: atelier/nginx = {a['rps'] / n['rps']:.2f}×"
+        line = f"GET {kind}: atelier/nginx = {a / n:.2f}×"
         if f:
-            line += f", atelier/hummingbird-alone = {a['rps'] / f['rps']:.2f}×, hummingbird-alone/nginx = {f['rps'] / n['rps']:.2f}×"
+            line += f", atelier/hummingbird-alone = {a / f:.2f}×, hummingbird-alone/nginx = {f / n:.2f}×"
         print(line)
-a, n = rows.get("atelier-variant-cached"), rows.get("nginx-variant")
+a, n, f = rate("atelier-variant-cached"), rate("nginx-variant"), rate("floor-variant")
 if a and n:
-    ratio = a["rps"] / n["rps"]
-    line = f"cached variant: atelier/nginx = {ratio:.2f}× (goal ≥ 0.5×: {'✓' if ratio >= 0.5 else '✗'})"
-    f = rows.get("floor-variant")
+    rounds = sorted(rows[f"atelier-variant-cached#{i}"]["rps"] / rows[f"nginx-variant#{i}"]["rps"]
+                    for i in range(1, 10) if f"atelier-variant-cached#{i}" in rows and f"nginx-variant#{i}" in rows)
+    line = f"cached variant (means): atelier/nginx = {a / n:.2f}× (goal ≥ 0.5×: {'✓' if a / n >= 0.5 else '✗'})"
+    if rounds:
+        line += f", rounds {rounds[0]:.2f}–{rounds[-1]:.2f}×"
     if f:
-        line += f", atelier/hummingbird-alone = {a['rps'] / f['rps']:.2f}×, hummingbird-alone/nginx = {f['rps'] / n['rps']:.2f}×"
+        line += f"; atelier/hummingbird-alone = {a / f:.2f}×, hummingbird-alone/nginx = {f / n:.2f}×"
     print(line)
 sse = rows.get("sse-idle")
 if sse:
