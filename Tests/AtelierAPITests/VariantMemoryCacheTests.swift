@@ -59,9 +59,21 @@ final class VerifiedVariantURLsTests: XCTestCase {
         XCTAssertLessThanOrEqual(memo.count, 100)
         let odd = VerifiedVariantURLs.key(uri: "/variants/x", accept: String(repeating: "a", count: 2_000))
         memo.store(odd, resolved)
-        XCTAssertNil(memo.lookup(odd), "an oversized key is never kept")
-        let kept = VerifiedVariantURLs.key(uri: "/variants/y", accept: nil)
-        memo.store(kept, resolved)
-        XCTAssertEqual(memo.lookup(kept)?.cached, key)
+        guard case .unknown = memo.lookup(odd) else { return XCTFail("an oversized key is never kept") }
+    }
+
+    func testARememberedURLStillExpires() throws {
+        let memo = VerifiedVariantURLs()
+        let key = try BlobKey("jobs/\(UUID())/result.png")
+        let now = Date()
+        let expires = Int(now.timeIntervalSince1970) + 60
+        let url = VerifiedVariantURLs.key(uri: "/variants/\(key.path)?w=512", accept: "image/webp")
+        memo.store(url, .init(source: key, cached: key, request: .init(width: 512, height: 512), expires: expires, variesByAccept: true))
+        guard case .valid(let resolved) = memo.lookup(url, now: now) else { return XCTFail("verified and not expired") }
+        XCTAssertEqual(resolved.cached, key)
+        guard case .expired = memo.lookup(url, now: now.addingTimeInterval(61)) else { return XCTFail("remembered, yet expired") }
+        guard case .unknown = memo.lookup(VerifiedVariantURLs.key(uri: "/variants/\(key.path)?w=512", accept: "image/avif"), now: now) else {
+            return XCTFail("another Accept is another URL")
+        }
     }
 }

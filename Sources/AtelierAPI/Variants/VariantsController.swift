@@ -37,10 +37,12 @@ struct VariantsController: Sendable {
     @Sendable func variant(_ request: Request, context: APIRequestContext) async throws -> Response {
         let memoKey = VerifiedVariantURLs.key(uri: request.uri.description, accept: request.headers[.accept])
         let url: VerifiedVariantURLs.Resolved
-        if let known = verified.lookup(memoKey) {
-            guard Double(known.expires) >= Date().timeIntervalSince1970 else { throw Self.expired }
+        switch verified.lookup(memoKey) {
+        case .valid(let known):
             url = known
-        } else {
+        case .expired:
+            throw Self.expired
+        case .unknown:
             url = try resolve(request, context: context)
             verified.store(memoKey, url)
         }

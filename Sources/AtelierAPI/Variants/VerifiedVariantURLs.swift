@@ -1,5 +1,6 @@
 import AtelierImaging
 import AtelierStorage
+import Foundation
 import Synchronization
 
 /// Variant URLs this process has already verified, by their exact path and query and the
@@ -30,8 +31,18 @@ final class VerifiedVariantURLs: Sendable {
         uri + "\n" + (accept ?? "")
     }
 
-    func lookup(_ key: String) -> Resolved? {
-        entries.withLock { $0[key] }
+    enum Lookup {
+        /// Not verified here yet (or forgotten): check the URL in full.
+        case unknown
+        /// Verified once, and past its expiry now.
+        case expired
+        case valid(Resolved)
+    }
+
+    /// What this process knows of the URL `key` names, its expiry checked against `now`.
+    func lookup(_ key: String, now: Date = Date()) -> Lookup {
+        guard let resolved = entries.withLock({ $0[key] }) else { return .unknown }
+        return Double(resolved.expires) >= now.timeIntervalSince1970 ? .valid(resolved) : .expired
     }
 
     func store(_ key: String, _ resolved: Resolved) {
