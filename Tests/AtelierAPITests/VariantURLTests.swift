@@ -119,6 +119,30 @@ final class VariantStoreTierTests: APITestCase {
     }
 
     func testWithoutMemoryTheStoredVariantAnswers() async throws {
+        try await assertTheStoredVariantAnswers()
+    }
+}
+
+/// The same on the S3 store (the SeaweedFS of ./ops/test): the variant is a PUT, then a HEAD and
+/// a GET on the bucket, and a purge removes it with its folder.
+final class ObjectStoreVariantTests: APITestCase {
+    override func makeBlobStore(directory: URL) throws -> any BlobStore {
+        try TestObjectStore.make()
+    }
+
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.variantMemoryBytes = 0
+    }
+
+    func testTheStoredVariantAnswersFromTheBucket() async throws {
+        try await assertTheStoredVariantAnswers()
+    }
+}
+
+extension APITestCase {
+    /// With no memory tier: the first request renders and stores the variant, later ones read it
+    /// back from the store (the source deleted meanwhile, ranges included), and a purge ends it.
+    func assertTheStoredVariantAnswers() async throws {
         let (id, thumbnail, key) = try await makeVariantSource()
         let first = try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")])
         XCTAssertEqual(first.status, 200, first.text)
@@ -136,9 +160,7 @@ final class VariantStoreTierTests: APITestCase {
         try assertError(try await request(.GET, thumbnail, token: .some(nil), headers: [("Accept", "image/webp")]),
                         status: 404, name: "NotFoundError")
     }
-}
 
-extension APITestCase {
     /// An echo job (its result is the upload) of a 600 × 300 photo with a subject on the right.
     func makeVariantSource() async throws -> (id: String, thumbnail: String, key: BlobKey) {
         var photo = PixelBuffer(width: 600, height: 300, channels: 3, fill: 200)
