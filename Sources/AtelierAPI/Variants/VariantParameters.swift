@@ -71,9 +71,27 @@ package struct VariantParameters: Sendable, Equatable {
         case .webp: return .webp
         case .avif: return .avif
         case .auto:
-            let accepted = (accept ?? "").lowercased()
-            return accepted.contains("image/avif") ? .avif : (accepted.contains("image/webp") ? .webp : .jpeg)
+            let named = Self.acceptedTypes(accept ?? "")
+            return named.contains("image/avif") ? .avif : (named.contains("image/webp") ? .webp : .jpeg)
         }
+    }
+
+    /// The media types an `Accept` header names and does not refuse (`q=0` refuses), lower-cased:
+    /// `image/avif,image/webp;q=0.8,image/png;q=0` → avif and webp. One pass; a type is named
+    /// exactly (`image/*` names neither AVIF nor WebP: a client that can show them says so).
+    static func acceptedTypes(_ accept: String) -> Set<String> {
+        var types: Set<String> = []
+        for range in accept.split(separator: ",", omittingEmptySubsequences: true) {
+            let parts = range.split(separator: ";")
+            guard let type = parts.first.map({ HeaderText.trimmed($0).lowercased() }), !type.isEmpty else { continue }
+            let refused = parts.dropFirst().contains { parameter in
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, HeaderText.trimmed(pair[0]).lowercased() == "q" else { return false }
+                return Double(HeaderText.trimmed(pair[1])) == 0
+            }
+            if !refused { types.insert(type) }
+        }
+        return types
     }
 
     /// The rendering request for `encoding`.
