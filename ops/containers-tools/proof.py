@@ -354,7 +354,11 @@ def main():
     if drain:
         problems.append(drain)
 
-    # JSON log lines from every container of ours.
+    # Every container's log is kept beside the summary (a failed proof is read from them), and
+    # ours must be JSON lines.
+    for name in [container("api")] + [container("worker", number) for number in (1, 2, 3)] + [container("postgres")]:
+        kept = subprocess.run(["podman", "logs", "--timestamps", name], capture_output=True, text=True)
+        (LOGS / f"{name}.log").write_text(kept.stdout + kept.stderr)
     for service in ["api", "worker"]:
         text = subprocess.run(["podman", "logs", container(service)], capture_output=True, text=True).stdout
         lines = [line for line in text.splitlines() if line.strip()]
