@@ -92,12 +92,7 @@ struct VariantsController: Sendable {
     /// also kept in memory; nil when it was never rendered.
     func stored(_ cached: BlobKey) async throws -> VariantMemoryCache.Entry? {
         guard let info = try await blobs.info(cached) else { return nil }
-        let bytes: Data
-        do {
-            bytes = try await blobs.read(cached)
-        } catch StorageError.notFound {
-            throw APIError.notFound("this photo no longer exists")   // purged between the two calls
-        }
+        let bytes = try await read(cached)   // a purge may come between the two calls
         let entry = VariantMemoryCache.Entry(info: info, body: ByteBuffer(bytes: bytes))
         memory.store(entry)
         return entry
@@ -108,12 +103,7 @@ struct VariantsController: Sendable {
     /// processes rendering the same variant at once both write the same bytes; the store keeps one.
     func render(_ source: BlobKey, to target: BlobKey, _ request: VariantRequest) async throws -> VariantMemoryCache.Entry {
         try lane.refuseIfFull()
-        let bytes: [UInt8]
-        do {
-            bytes = [UInt8](try await blobs.read(source, range: nil))
-        } catch StorageError.notFound {
-            throw APIError.notFound("this photo no longer exists")
-        }
+        let bytes = [UInt8](try await read(source))
         let limits = self.limits
         let rendered = try await lane.run { Result { () throws(ImageError) in try PhotoVariant.render(bytes, request, limits: limits) } }
         switch rendered {
@@ -127,6 +117,15 @@ struct VariantsController: Sendable {
                            details: ["max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])
         case .failure(let error):
             throw APIError(.unprocessableContent, "UnreadableImageError", "this photo cannot be read: " + error.message)
+        }
+    }
+
+    /// The blob at `key`; a missing one is the client's 404 (its job was purged).
+    private func read(_ key: BlobKey) async throws -> Data {
+        do {
+            return try await blobs.read(key)
+        } catch StorageError.notFound {
+            throw APIError.notFound("this photo no longer exists")
         }
     }
 
