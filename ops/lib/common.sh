@@ -275,6 +275,19 @@ setup_browser() {
   fi
 }
 
+# The proxy tests (ProxiedClientsTests): Debian's nginx-light, run by the tests themselves as a
+# foreground process in a folder of their own. Exports ATELIER_TEST_NGINX.
+setup_nginx() {
+  if ! [ -x /usr/sbin/nginx ]; then
+    log "installing nginx-light (the reverse-proxy tests)"
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx-light >/dev/null
+  fi
+  [ -x /usr/sbin/nginx ] || die "nginx-light installed but /usr/sbin/nginx is missing"
+  export ATELIER_TEST_NGINX=/usr/sbin/nginx
+}
+
 # The S3 keys, generated once and kept in the state dir (mode 0600) like the PostgreSQL password;
 # SeaweedFS checks every request's signature against them (identities.json).
 ensure_s3_keys() {

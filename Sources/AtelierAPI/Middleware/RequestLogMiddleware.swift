@@ -4,13 +4,15 @@ import Logging
 import Synchronization
 
 /// The outermost middleware: gives every request an id (the caller's `X-Request-ID` when it is
-/// sane, else a new one), turns any error into its JSON response (``ErrorMapping``, the one
+/// sane, else a new one), works out who the client is behind a trusted proxy
+/// (``TrustedProxies``), turns any error into its JSON response (``ErrorMapping``, the one
 /// place), stamps `X-Request-ID` and `X-Response-Time`, and writes one access-log line.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
     let logger: Logger
     let accessLog: Bool
     let metrics: APIMetrics
+    let proxies: TrustedProxies
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -18,6 +20,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         var context = context
         let requestID = RequestID.accept(request.headers[.xRequestID]) ?? RequestID.make()
         context.requestID = requestID
+        if !proxies.isEmpty { context.clientAddress = proxies.client(peer: context.peerAddress, headers: request.headers) }
         context.logger[metadataKey: "request_id"] = .string(requestID)
         var response: Response
         do {

@@ -22,8 +22,9 @@ public struct APIConfiguration: Sendable {
     /// `ATELIER_TRUSTED_HOSTS`: `Host` values a request may carry for its answer's absolute URLs to
     /// be built on it instead of the configured base (``PublicBaseURL``); empty: never.
     public var trustedHosts = TrustedHosts()
-    /// `ATELIER_TRUSTED_PROXIES`: the reverse proxies whose `X-Forwarded-Proto` is believed (the
-    /// console's cookie is `Secure` when the client reached the proxy over https).
+    /// `ATELIER_TRUSTED_PROXIES` and `ATELIER_PROXY_HEADER`: the reverse proxies whose word on the
+    /// client is believed — its address (per-address limits, logs) and its scheme (the console's
+    /// cookie is `Secure` when the client reached the proxy over https).
     public var trustedProxies = TrustedProxies()
     /// `ATELIER_DATA_DIR`: local blobs live in `DATA_DIR/blobs`.
     public var dataDirectory = URL(fileURLWithPath: ".atelier/data")

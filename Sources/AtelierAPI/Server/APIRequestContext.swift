@@ -69,9 +69,18 @@ package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// copy's changes do not flow back out).
     let shared = SharedRequestState()
 
+    /// The address the connection comes from: a proxy's, behind one.
+    package let peerAddress: String
+    /// The client's IP address, for per-address limits and access logs: the peer, or behind a
+    /// proxy in `ATELIER_TRUSTED_PROXIES` the address it forwarded for (``TrustedProxies``), set
+    /// by ``RequestLogMiddleware`` before anything reads it.
+    package var clientAddress: String
+
     package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.peerAddress = remoteAddress?.ipAddress ?? "unknown"
+        self.clientAddress = peerAddress
     }
 
     /// Bodies are collected explicitly with the configured limit (see ``JobSubmission``).
@@ -93,11 +102,6 @@ package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
                                            + "without one a job can be created and read by its id only")
         }
         return principal
-    }
-
-    /// The client's IP address, for rate limits of unauthenticated callers and access logs.
-    package var clientAddress: String {
-        remoteAddress?.ipAddress ?? "unknown"
     }
 }
 

@@ -121,7 +121,8 @@ public final class APIServer: Sendable {
     /// The router with every route and middleware.
     package func makeRouter() throws -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
-        router.add(middleware: RequestLogMiddleware(logger: logger, accessLog: configuration.accessLog, metrics: metrics))
+        router.add(middleware: RequestLogMiddleware(logger: logger, accessLog: configuration.accessLog, metrics: metrics,
+                                                   proxies: configuration.trustedProxies))
         router.add(middleware: DatabaseOutageMiddleware(notifier: notifier))
 
         HealthController(queue: queue, blobs: blobs, notifier: notifier, version: configuration.version).register(on: router)

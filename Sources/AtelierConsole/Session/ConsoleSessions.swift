@@ -32,7 +32,7 @@ struct ConsoleSessions: Sendable {
 
     /// Whether this request's cookies are `Secure`.
     func secure(_ request: Request, _ context: APIRequestContext) -> Bool {
-        secureCookies || proxies.saysHTTPS(peer: context.clientAddress, forwardedProto: request.headers[.xForwardedProto])
+        secureCookies || proxies.saysHTTPS(peer: context.peerAddress, forwardedProto: request.headers[.xForwardedProto])
     }
 
     /// The operator whose cookie this request carries: a valid, unrevoked access token of an

@@ -49,9 +49,18 @@ extension Settings {
             }
             configuration.trustedHosts = trusted
         }
+        var proxyHeader = TrustedProxies.Header.xForwardedFor
+        if let header = string("ATELIER_PROXY_HEADER") {
+            guard let chosen = TrustedProxies.Header(rawValue: header.lowercased()) else {
+                throw ConfigurationError("ATELIER_PROXY_HEADER must be x-forwarded-for or forwarded (the header your proxy "
+                    + "writes the client's address into), got '\(header)'")
+            }
+            proxyHeader = chosen
+        }
         if let proxies = string("ATELIER_TRUSTED_PROXIES") {
-            guard let trusted = TrustedProxies.parse(proxies) else {
-                throw ConfigurationError("ATELIER_TRUSTED_PROXIES must be IP addresses, comma-separated (e.g. 10.0.0.5,::1), got '\(proxies)'")
+            guard let trusted = TrustedProxies.parse(proxies, header: proxyHeader) else {
+                throw ConfigurationError("ATELIER_TRUSTED_PROXIES must be IP addresses or CIDR ranges, comma-separated "
+                    + "(e.g. 10.0.0.5,172.16.0.0/12,::1), got '\(proxies)'")
             }
             configuration.trustedProxies = trusted
         }
