@@ -80,6 +80,25 @@ final class LearnAuthAPITests: LearnAPITestCase {
         XCTAssertEqual(try JSONDecoder().decode(ErrorResponse.self, from: replay.body).error, "Invalid identity token")
     }
 
+    /// The replay guard knows a token by its signature's bytes: base64url leaves the last
+    /// character's unused bits and padding free, and every spelling verifies. Each used to be a
+    /// fresh token, so one identity token signed in about 32 times.
+    func testAnIdentityTokenSignsInOnceInAnySpelling() async throws {
+        let identity = try await apple.identityToken(subject: "000778.respell.1234")
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var respelled = Array(identity)
+        let last = try XCTUnwrap(alphabet.firstIndex(of: respelled[respelled.count - 1]))
+        respelled[respelled.count - 1] = alphabet[last ^ 1]   // an unused bit: RS256's 256 bytes leave 4
+        let spellings = [String(respelled), identity, identity + "==", String(respelled) + "=="]
+        XCTAssertNotEqual(spellings[0], spellings[1])
+        let first = try await post("/api/ios/auth/apple", AppleSignInRequest(identityToken: spellings[0], user: "000778.respell.1234"))
+        XCTAssertEqual(first.status, 200, "another spelling of a token verifies: \(first.text)")
+        for spelling in spellings.dropFirst() {
+            let replay = try await post("/api/ios/auth/apple", AppleSignInRequest(identityToken: spelling, user: "000778.respell.1234"))
+            XCTAssertEqual(replay.status, 401, "a respelled replay: \(replay.text)")
+        }
+    }
+
     func testMissingAndInvalidTokensAre400And401() async throws {
         let missing = try await request(.POST, "/api/ios/auth/apple", token: .some(nil), body: Data("{}".utf8), contentType: "application/json")
         XCTAssertEqual(missing.status, 400)

@@ -13,9 +13,13 @@ package struct AppleSignIn: Sendable {
         package var emailVerified: Bool
         /// When the identity token expires: until then it is remembered as spent.
         package var expiresAt: Date
+        /// The token's signature as bytes: what makes it this token, whichever of its spellings
+        /// came (base64url leaves a last character's unused bits and padding free, so about 32
+        /// texts verify as one token). The replay guard is keyed on it (``AppleIdentityUses``).
+        package var signature: Data
 
-        package init(subject: String, email: String?, emailVerified: Bool, expiresAt: Date = .distantFuture) {
-            (self.subject, self.email, self.emailVerified, self.expiresAt) = (subject, email, emailVerified, expiresAt)
+        package init(subject: String, email: String?, emailVerified: Bool, expiresAt: Date = .distantFuture, signature: Data = Data()) {
+            (self.subject, self.email, self.emailVerified, self.expiresAt, self.signature) = (subject, email, emailVerified, expiresAt, signature)
         }
     }
 
@@ -34,12 +38,19 @@ package struct AppleSignIn: Sendable {
             let collection = try await keys.collection(for: Self.keyID(token))
             // Signature, issuer, expiry, and every `aud` one of ours.
             let claims = try await collection.verify(token, as: AppleIdentityToken.self, expectedAudiences: audiences)
-            guard !claims.subject.value.isEmpty else { throw invalid }
+            guard !claims.subject.value.isEmpty, let signature = Self.signature(token), !signature.isEmpty else { throw invalid }
             return Identity(subject: claims.subject.value, email: claims.email, emailVerified: claims.emailVerified?.value ?? false,
-                            expiresAt: claims.expires.value)
+                            expiresAt: claims.expires.value, signature: signature)
         } catch {
             throw invalid
         }
+    }
+
+    /// The bytes of a token's third part, its signature (nil when it is not base64url).
+    static func signature(_ token: String) -> Data? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        return PasswordHasher.data(base64url: String(parts[2]))
     }
 
     /// The `kid` of a token's header, read without trusting it (only to pick the key).

@@ -5,6 +5,10 @@ import Foundation
 /// identity token): its SHA-256 in lower-case hex, never the secret.
 enum SecretDigest {
     static func hex(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        hex(Data(secret.utf8))
+    }
+
+    static func hex(_ secret: Data) -> String {
+        SHA256.hash(data: secret).map { String(format: "%02x", $0) }.joined()
     }
 }

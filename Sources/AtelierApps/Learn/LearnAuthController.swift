@@ -55,7 +55,7 @@ struct LearnAuthController: Sendable {
         if let user = body?.user, !user.isEmpty, user != identity.subject { throw LearnError.unauthorized("Invalid identity token") }
         try spend(limits.retryAfter(identity: "apple:" + identity.subject))
         // One sign-in per identity token: a replay within its lifetime mints no session.
-        guard try await accounts.appleUses.spend(token, expiresAt: identity.expiresAt) else {
+        guard try await accounts.appleUses.spend(identity) else {
             throw LearnError.unauthorized("Invalid identity token")
         }
         let user: User
