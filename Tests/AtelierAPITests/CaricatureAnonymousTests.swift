@@ -41,6 +41,29 @@ final class CaricatureAnonymousTests: APITestCase {
         try assertError(try await request(.GET, "/v1/admin/queue"), status: 401, name: "AuthenticationError")
     }
 
+    /// Callers without a credential share their owner, so a key would be shared too: one caller's
+    /// `Idempotency-Key` or `unique` returned another's job (with its result URLs), and a chosen key
+    /// let one pre-empt another. Both are refused without a credential, and nothing is made.
+    func testKeysNeedACredential() async throws {
+        let body = try JSONSerialization.data(withJSONObject: ["kind": "noop"])
+        let keyed = try await request(.POST, "/v1/jobs", headers: [("Idempotency-Key", "photo-1")], body: body, contentType: "application/json")
+        try assertError(keyed, status: 400, name: "ValidationError")
+        XCTAssertEqual((try keyed.json()["details"] as? [String: Any])?["field"] as? String, "Idempotency-Key")
+        XCTAssertTrue(keyed.text.contains("needs a credential"), keyed.text)
+        let unique = try JSONSerialization.data(withJSONObject: ["kind": "noop", "unique": ["key": "photo-1"]])
+        let uniqued = try await request(.POST, "/v1/jobs", body: unique, contentType: "application/json")
+        try assertError(uniqued, status: 400, name: "ValidationError")
+        XCTAssertEqual((try uniqued.json()["details"] as? [String: Any])?["field"] as? String, "unique")
+        let made = try await db.queue.client.query("SELECT count(*)::int FROM jobs WHERE owner = 'anonymous:caricature'")
+        for try await count in made.decode(Int.self) { XCTAssertEqual(count, 0, "a refused request makes no job") }
+        // With a credential both work as always.
+        let withToken = try await request(.POST, "/v1/jobs", token: .some(token), headers: [("Idempotency-Key", "photo-1")],
+                                          body: body, contentType: "application/json")
+        XCTAssertEqual(withToken.status, 200, withToken.text)
+        let uniqueWithToken = try await request(.POST, "/v1/jobs", token: .some(token), body: unique, contentType: "application/json")
+        XCTAssertEqual(uniqueWithToken.status, 200, uniqueWithToken.text)
+    }
+
     /// Every anonymous Caricature client is the one owner `anonymous:caricature`, so none may
     /// list, cancel or delete: one client's job is safe from another, who can still create and
     /// read their own by id. With a credential the same routes work as always.

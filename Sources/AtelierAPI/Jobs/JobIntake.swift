@@ -51,10 +51,27 @@ package struct JobIntake: Sendable {
         package var duplicate = false
     }
 
+    /// Everyone without a credential shares one owner, and both keys are per owner: a key would
+    /// hand one such caller another's job (whose view carries its result and thumbnail URLs), and
+    /// a chosen key would let one pre-empt another's. So a caller without a credential may send
+    /// neither: a 400 that says why, before anything is read or stored.
+    static func refuseKeysWithoutCredential(idempotencyKey: String?, submission: JobSubmission) throws(APIError) {
+        if idempotencyKey != nil {
+            throw APIError.validation("Idempotency-Key needs a credential (X-App-Token or Authorization: Bearer): callers without one "
+                + "share their keys, so a key could return another caller's job", field: "Idempotency-Key")
+        }
+        if submission.unique != nil {
+            throw APIError.validation("unique needs a credential (X-App-Token or Authorization: Bearer): callers without one "
+                + "share their keys, so a key could return another caller's job", field: "unique")
+        }
+    }
+
     /// `id` names the new job (callers that derive names from it make it first); `followUps`
-    /// are enqueued when the job succeeds.
-    package func accept(_ submission: JobSubmission, owner: String, idempotencyKey: String?, requestID: String,
+    /// are enqueued when the job succeeds. `anonymous`: the caller proved no credential (an app
+    /// in `ATELIER_ANONYMOUS_APPS`, open access), so may use neither key (``refuseKeysWithoutCredential``).
+    package func accept(_ submission: JobSubmission, owner: String, anonymous: Bool, idempotencyKey: String?, requestID: String,
                 logger: Logger, id: UUID = JobID.make(), followUps: [FollowUp] = []) async throws -> Accepted {
+        if anonymous { try Self.refuseKeysWithoutCredential(idempotencyKey: idempotencyKey, submission: submission) }
         let (kind, payload, image) = try await validate(submission, id: id)
         if let idempotencyKey {
             guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 255 else {

@@ -31,7 +31,7 @@ struct JobsController: Sendable {
         try intake.refuseUploadIfProbesFull(request)
         let body = try await RequestBodies.collect(request, limit: configuration.maxUploadBytes)
         let submission = try JobSubmission.parse(contentType: request.headers[.contentType], body: body)
-        let accepted = try await intake.accept(submission, owner: principal.owner,
+        let accepted = try await intake.accept(submission, owner: principal.owner, anonymous: principal.isAnonymous,
                                                idempotencyKey: request.headers[.idempotencyKey],
                                                requestID: context.requestID, logger: context.logger)
         let id = accepted.id.uuidString.lowercased()

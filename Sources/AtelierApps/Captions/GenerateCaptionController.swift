@@ -78,7 +78,7 @@ struct GenerateCaptionController: Sendable {
             let accepted: JobIntake.Accepted
             do {
                 accepted = try await intake.accept(JobSubmission(kind: "caption", options: [:], image: bytes), owner: owner,
-                                                   idempotencyKey: nil, requestID: requestID, logger: context.logger)
+                                                   anonymous: false, idempotencyKey: nil, requestID: requestID, logger: context.logger)
             } catch let error as APIError {
                 throw CaptionFailure(.validation, error.message)
             }

@@ -81,7 +81,8 @@ struct MondrianUploadController: Sendable {
             options["advisor"] = .string(chosen.joined(separator: ","))
         }
         let accepted = try await intake.accept(JobSubmission(kind: analyze ? "analysis" : "upload", options: options, image: image),
-                                               owner: principal.owner, idempotencyKey: request.headers[.idempotencyKey],
+                                               owner: principal.owner, anonymous: principal.isAnonymous,
+                                               idempotencyKey: request.headers[.idempotencyKey],
                                                requestID: context.requestID, logger: context.logger, id: id, followUps: followUps)
         let job = try await queue.job(id: accepted.id, owner: principal.owner)
         guard let upload = MondrianUpload(job) else {
