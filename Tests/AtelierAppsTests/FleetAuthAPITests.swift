@@ -316,6 +316,38 @@ final class FleetAuthAPITests: APITestCase {
         try await XCTAssertEqualAsync(try await revocations.isRevoked(claims), true, "the disabled user's token still works")
     }
 
+    /// Checks that find memory stale while a reload runs wait for it: one read of every revoked
+    /// token id, not one per check (after a listener reconnect every concurrent request read the
+    /// whole table again).
+    func testConcurrentChecksShareOneReload() async throws {
+        _ = try await users.create(email: "gus@example.com", password: "password123")
+        let session = try JSONDecoder().decode(LoginResponse.self, from: try await login("gus@example.com", "password123").body)
+        let claims = try await AccessTokens(secret: String(repeating: "jwt-s3cr3t-", count: 4)).verify(session.token)
+        let otherQueue = JobQueue(url: db.url, applicationName: "atelier-other-api", maxConnections: 2, logger: db.queue.logger)
+        let otherNotifier = Notifier(url: db.url, channels: [Notifier.Channel.tokens], logger: db.queue.logger)
+        let held = ReloadHold()
+        let revocations = AccessRevocations(
+            revoked: RevokedAccessTokens(client: otherQueue.client, logger: db.queue.logger),
+            users: UserStore(client: otherQueue.client, logger: db.queue.logger),
+            notifier: otherNotifier, lifetime: .seconds(3600), afterReading: { await held.holdFirst() })
+        let running = Task { await withDiscardingTaskGroup { group in
+            group.addTask { await otherQueue.run() }
+            group.addTask { await otherNotifier.run() }
+        } }
+        defer { running.cancel() }
+        try await db.eventually("the other process listens") { otherNotifier.isListening }
+
+        let first = Task { try await revocations.isRevoked(claims) }
+        try await db.eventually("the reload has read") { held.isHolding }
+        let others = (0..<20).map { _ in Task { try await revocations.isRevoked(claims) } }
+        try await db.eventually("every other check waits for the reload") { revocations.reloadCounts.joined == 20 }
+        held.release()
+        try await XCTAssertEqualAsync(try await first.value, false)
+        for other in others { try await XCTAssertEqualAsync(try await other.value, false) }
+        XCTAssertEqual(revocations.reloadCounts.started, 1)
+        XCTAssertEqual(held.calls, 1, "one read of the revoked tokens for 21 checks")
+    }
+
     /// A logged-out user's event streams end; another user's stay open (a stream held by an
     /// access token is never mistaken for one of a revoked app token).
     func testLogoutEndsThatTokensStreamsOnly() async throws {
@@ -361,6 +393,7 @@ final class ReloadHold: Sendable {
     private let state = Mutex<(calls: Int, holding: Bool, released: Bool, waiter: CheckedContinuation<Void, Never>?)>((0, false, false, nil))
 
     var isHolding: Bool { state.withLock { $0.holding } }
+    var calls: Int { state.withLock { $0.calls } }
 
     func holdFirst() async {
         await withCheckedContinuation { continuation in

@@ -16,6 +16,10 @@ import Synchronization
 /// the next check reads again. (Before, the older list won and a disabled user stayed signed in.)
 /// Revoked token ids are kept until their token would have expired, and pruned as they pass, so
 /// the set holds at most one token lifetime of logouts.
+///
+/// A reload is single-flight: the checks that find memory stale while one runs wait for it
+/// instead of each reading every revoked token id again (after a listener reconnect, every
+/// concurrent request did, each a full read of the table).
 package final class AccessRevocations: Sendable {
     private struct State {
         var loaded = false
@@ -24,6 +28,11 @@ package final class AccessRevocations: Sendable {
         var tokens: [UUID: Date] = [:]
         var disabledUsers = Set<UUID>()
         var nextPrune = Date.distantPast
+        /// The reload under way, which checks that find memory stale wait for.
+        var reloading: Task<Void, any Error>?
+        /// Reloads started, and checks that waited for one another started (tests).
+        var reloads = 0
+        var joined = 0
     }
 
     private let revoked: RevokedAccessTokens
@@ -72,12 +81,15 @@ package final class AccessRevocations: Sendable {
     /// Revoked token ids held in memory now (tests).
     package var revokedTokenCount: Int { state.withLock { $0.tokens.count } }
 
+    /// Reloads started so far, and checks that waited for one already under way (tests).
+    package var reloadCounts: (started: Int, joined: Int) { state.withLock { ($0.reloads, $0.joined) } }
+
     /// Whether the token with these claims may no longer be used.
     package func isRevoked(_ claims: AccessClaims) async throws -> Bool {
         guard let jti = claims.tokenID, let user = claims.userID else { return true }
         guard notifier.isListening else { return try await isRevokedInDatabase(jti: jti, user: user) }
         if !state.withLock({ $0.loaded }) {
-            try await reload()
+            try await reloadOnce()
             // Made stale while it read: this check asks the database; the next reloads.
             if !state.withLock({ $0.loaded }) { return try await isRevokedInDatabase(jti: jti, user: user) }
         }
@@ -105,6 +117,24 @@ package final class AccessRevocations: Sendable {
             state.tokens[jti] = claims.expiresAt
             Self.prune(&state)
         }
+    }
+
+    /// The reload under way, or a new one; either way, awaited.
+    private func reloadOnce() async throws {
+        let reload = state.withLock { state -> Task<Void, any Error> in
+            if let running = state.reloading {
+                state.joined += 1
+                return running
+            }
+            state.reloads += 1
+            let task = Task {
+                defer { self.state.withLock { $0.reloading = nil } }
+                try await self.reload()
+            }
+            state.reloading = task
+            return task
+        }
+        try await reload.value
     }
 
     private func reload() async throws {
