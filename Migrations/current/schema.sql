@@ -400,7 +400,10 @@ CREATE FUNCTION public.atelier_complete(p_ids uuid[], p_attempts integer[], p_ou
             snoozes = CASE WHEN c.outcome = 'snoozed' THEN j.snoozes + 1 ELSE j.snoozes END,
             snooze_streak = CASE c.outcome WHEN 'snoozed' THEN j.snooze_streak + 1
                                            WHEN 'released' THEN j.snooze_streak ELSE 0 END,
-            result = CASE WHEN c.outcome = 'succeeded' THEN NULLIF(c.result, '')::jsonb ELSE j.result END,
+            -- A failure's result (0026): what the handler said of it, e.g. {"input_unreadable": true}.
+            result = CASE WHEN c.outcome = 'succeeded' THEN NULLIF(c.result, '')::jsonb
+                          WHEN c.outcome = 'failed' THEN coalesce(NULLIF(c.result, '')::jsonb, j.result)
+                          ELSE j.result END,
             error = CASE c.outcome WHEN 'succeeded' THEN NULL WHEN 'released' THEN j.error ELSE c.error END,
             errors = CASE WHEN c.outcome IN ('retry', 'failed')
                 THEN j.errors || jsonb_build_array(jsonb_build_object(

@@ -43,7 +43,7 @@ package struct AnalysisHandler: JobHandler {
                 let image = read.image.cappingLongSide(640)
                 return (image, PhotoReading.read(image), read.color, ThumbHash.base64(image))
             } catch let error as ImageError {
-                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)", result: ResultFields.unreadableInput)
             }
         }
         try await context.record(color, percent: 5, step: "Measuring light, colour and composition")

@@ -41,7 +41,7 @@ package struct CaptionHandler: JobHandler {
                 let image = read.image.cappingLongSide(Self.workingSide)
                 return (image, photo, read.color, ThumbHash.base64(image))
             } catch let error as ImageError {
-                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)", result: ResultFields.unreadableInput)
             }
         }
         try await context.record(color, percent: 30, step: "decoding")

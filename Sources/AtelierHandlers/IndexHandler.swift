@@ -33,7 +33,7 @@ package struct IndexHandler: JobHandler {
                 let read = try ImageCodec.decodeReporting(bytes, limits: limits, minimumLongSide: ImageMeasurements.analysisSize)
                 return (read.image.cappingLongSide(ImageMeasurements.analysisSize), read.color)
             } catch let error as ImageError {
-                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)", result: ResultFields.unreadableInput)
             }
         }
         try await context.record(color, percent: 10, step: "captioning")

@@ -41,7 +41,7 @@ package struct StylizeHandler: JobHandler {
                 let image = read.image.cappingLongSide(maxSide)
                 return (image, Double(image.width) / Double(upright.width), read.color)
             } catch let error as ImageError {
-                throw JobFailure.permanent("the image cannot be decoded: \(error.message)")
+                throw JobFailure.permanent("the image cannot be decoded: \(error.message)", result: ResultFields.unreadableInput)
             }
         }
         try await context.record(color, percent: 15, step: "decoding")

@@ -26,7 +26,7 @@ package struct UploadHandler: JobHandler {
             do {
                 return (try ImageCodec.probe(bytes, limits: limits), try ThumbHash.base64(ofPhoto: bytes, limits: limits))
             } catch let error as ImageError {
-                throw JobFailure.permanent("the stored image is not readable: \(error.message)")
+                throw JobFailure.permanent("the stored image is not readable: \(error.message)", result: ResultFields.unreadableInput)
             }
         }
         return try .encode(UploadJob.Result(format: info.format.rawValue, width: info.width, height: info.height, bytes: bytes.count,

@@ -88,7 +88,8 @@ open class APITestCase: DatabaseTestCase {
         var handlers = DiagnosticHandlers.all(environment: [:], blobs: blobs) + [StylizeHandler(blobs: blobs, maxSide: 512),
                                                                                  CaptionHandler(blobs: blobs, provider: visionProvider.provider),
                                                                                  AnalysisHandler(blobs: blobs, provider: visionProvider.provider),
-                                                                                 UploadHandler(blobs: blobs)]
+                                                                                 UploadHandler(blobs: blobs),
+                                                                                 VariantHandler(blobs: blobs)]
         if let encoder = embeddingModel.encoder { handlers.append(IndexHandler(encoder: encoder, blobs: blobs, captioner: visionProvider.provider)) }
         handlers += moreKinds.map(\.handler)
         let worker = try Worker(queue: db.queue, handlers: HandlerRegistry(handlers),

@@ -215,6 +215,31 @@ final class QueueTests: DatabaseTestCase {
         XCTAssertEqual(Set(log.map(\.actor)), ["tester"])
     }
 
+    /// A failure may say something for the API to act on (0026): kept as the failed job's
+    /// result; a failure that says nothing leaves the result as it was.
+    func testAFailureKeepsWhatItSaid() async throws {
+        let said = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 1)).id
+        let silent = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 1)).id
+        let claimed = try await claim()
+        XCTAssertEqual(Set(claimed.map(\.id)), [said, silent])
+        let landed = try await queue.complete(claimed.map { job in
+            Completion(job: job, outcome: job.id == said ? .failed(error: "unreadable", result: #"{"input_unreadable": true}"#)
+                                                         : .failed(error: "boom"))
+        }, worker: "w1")
+        XCTAssertEqual(landed, [said, silent])
+        let kept = try await queue.job(id: said)
+        XCTAssertEqual(kept.state, .failed)
+        XCTAssertEqual(kept.result, #"{"input_unreadable": true}"#)
+        try await XCTAssertEqualAsync(try await queue.job(id: silent).result, nil)
+        do {
+            let next = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 1)).id
+            let job = try await claim()[0]
+            XCTAssertEqual(job.id, next)
+            _ = try await queue.complete([Completion(job: job, outcome: .failed(error: "x", result: "[1]"))], worker: "w1")
+            XCTFail("a failure's result must be a JSON object")
+        } catch {}
+    }
+
     func testOperatorRetryOfFailedJobs() async throws {
         let id = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 1)).id
         let claimed = try await claim()[0]

@@ -77,12 +77,14 @@ struct JobView: Encodable {
         }
         progress = job.progress
         progressStep = job.progressStep
-        result = job.result.flatMap { try? JSONValue.parse(Data($0.utf8)) }
+        // A failed job's result is what its handler said of the failure, for the API alone.
+        result = job.state == .failed ? nil : job.result.flatMap { try? JSONValue.parse(Data($0.utf8)) }
         let fields = ResultFields.of(result: job.result)
         let resultKey = job.state == .succeeded ? fields?.resultBlob.flatMap { try? BlobKey($0) } : nil
         if let resultKey { resultURL = links.url(for: resultKey, apiBase: baseURL, now: now) }
-        // The result when it is an image, else the photo the job was given (analysis, caption…).
-        let inputKey = BlobInput.of(payload: job.payload).flatMap { try? BlobKey($0.blob) }
+        // The result when it is an image, else the photo the job was given (analysis, caption…),
+        // unless that photo never decoded: its job failed saying so.
+        let inputKey = fields?.inputUnreadable == true ? nil : BlobInput.of(payload: job.payload).flatMap { try? BlobKey($0.blob) }
         if let photo = [resultKey, inputKey].compactMap({ $0 }).first(where: { VariantsController.jobFolder(of: $0) != nil }) {
             thumbnailURL = baseURL + links.signer.signedVariantPath(for: photo, parameters: VariantParameters.thumbnail.canonical, now: now)
             thumbhash = job.state == .succeeded ? fields?.thumbhash : nil

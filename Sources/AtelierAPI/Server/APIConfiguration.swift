@@ -86,6 +86,9 @@ public struct APIConfiguration: Sendable {
     /// `ATELIER_VARIANT_MEMORY_MB`: memory for the hottest photo variants (``VariantMemoryCache``),
     /// per API process; 0 turns it off (every variant is then read from the store).
     package var variantMemoryBytes = 64 << 20
+    /// `ATELIER_VARIANT_WAIT`: how long a request for a variant not yet rendered waits for a
+    /// worker to render it (a `variant` job) before it answers 503 with `Retry-After: 1`.
+    package var variantWait: Duration = .seconds(10)
     /// `ATELIER_MAX_STREAMS`: open event streams per API process; `ATELIER_MAX_STREAMS_PER_OWNER`: per owner.
     public var maxStreams = 10_000
     public var maxStreamsPerOwner = 100

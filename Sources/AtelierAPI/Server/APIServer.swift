@@ -71,7 +71,7 @@ public final class APIServer: Sendable {
                  blobs: (any BlobStore)? = nil, encoder: MiniLMEncoder? = nil, logger: Logger, apps: [any APIApp]) throws {
         try Self.checkAnonymousApps(configuration.anonymousApps, offered: apps)
         guard configuration.lanes.fitsLaneThreads else {
-            throw ConfigurationError("ATELIER_LANE_PROBES, _PASSWORDS, _EMBEDDINGS and _VARIANTS may have at most "
+            throw ConfigurationError("ATELIER_LANE_PROBES, _PASSWORDS and _EMBEDDINGS may have at most "
                 + "\(ServerLanes.threadCapacity) places together (the lanes' threads)")
         }
         let lanes = ServerLanes(configuration.lanes)
@@ -132,7 +132,8 @@ public final class APIServer: Sendable {
         let results = router.group()
         if let limiter { results.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         ResultsController(blobs: blobs, signer: signer).register(on: results)
-        VariantsController(blobs: blobs, signer: signer, lane: lanes.variants, limits: configuration.imageLimits,
+        VariantsController(blobs: blobs, signer: signer, queue: queue, waiter: JobCompletionWaiter(queue: queue, hub: hub),
+                           wait: configuration.variantWait, limits: configuration.imageLimits,
                            memory: VariantMemoryCache(capacity: configuration.variantMemoryBytes)).register(on: results)
 
         // The Caricature app's routes are the core jobs API: listed as `caricature`, they too

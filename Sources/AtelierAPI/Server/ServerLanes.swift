@@ -23,9 +23,6 @@ package struct ServerLanes: Sendable {
     package let passwords: WorkLane
     /// A search query or chat message embedded by MiniLM.
     package let embeddings: WorkLane
-    /// A photo variant's first rendering (`/variants/…`): a decode no larger than needed, a
-    /// crop, a resize and an encode — tens of milliseconds for a 12 MP photo.
-    package let variants: WorkLane
     /// A chat answer from the configured model (a paid provider's call, or the local one).
     package let chat: WorkLane
 
@@ -34,19 +31,18 @@ package struct ServerLanes: Sendable {
 
     /// Every lane's limits, as configured.
     package struct Configuration: Sendable, Equatable {
-        /// Defaults, for 2 cores: places of blocking work (probes, passwords, embeddings, variants) may add
+        /// Defaults, for 2 cores: places of blocking work (probes, passwords, embeddings) may add
         /// up to at most ``LaneThreads/capacity``.
         package var probes = Limits(concurrency: 2, queue: 16)
         package var passwords = Limits(concurrency: 2, queue: 32)
         package var embeddings = Limits(concurrency: 2, queue: 32)
-        package var variants = Limits(concurrency: 2, queue: 32)
         package var chat = Limits(concurrency: 8, queue: 16)
 
         package init() {}
 
         /// Whether the blocking lanes' places fit ``LaneThreads`` (so none waits for a thread).
         package var fitsLaneThreads: Bool {
-            probes.concurrency + passwords.concurrency + embeddings.concurrency + variants.concurrency <= LaneThreads.capacity
+            probes.concurrency + passwords.concurrency + embeddings.concurrency <= LaneThreads.capacity
         }
     }
 
@@ -56,11 +52,9 @@ package struct ServerLanes: Sendable {
                              queueLimit: configuration.passwords.queue)
         embeddings = WorkLane(name: "search embeddings", concurrency: configuration.embeddings.concurrency,
                               queueLimit: configuration.embeddings.queue)
-        variants = WorkLane(name: "photo variants", concurrency: configuration.variants.concurrency,
-                            queueLimit: configuration.variants.queue)
         chat = WorkLane(name: "chat answers", concurrency: configuration.chat.concurrency, queueLimit: configuration.chat.queue,
                         retryAfterSeconds: 5)
     }
 
-    package var all: [WorkLane] { [probes, passwords, embeddings, variants, chat] }
+    package var all: [WorkLane] { [probes, passwords, embeddings, chat] }
 }

@@ -1,5 +1,6 @@
 import AtelierImaging
-import AtelierLanes
+import AtelierJobs
+import AtelierQueue
 import AtelierStorage
 import Crypto
 import Foundation
@@ -9,21 +10,31 @@ import Hummingbird
 /// result, resized for a phone's screen. No credential: the signature (``URLSigner``, over the
 /// key and the canonical parameters) is the credential, so a client can change no parameter.
 ///
-/// The first request renders the variant (``PhotoVariant``) in the variants lane and stores it
-/// beside its source, in `jobs/<id>/variants/` (purged with the job); every later request, on
-/// any API process, is answered from there, and the hottest from memory
-/// (``VariantMemoryCache``). Answers carry a strong ETag (304 on
-/// If-None-Match), `Cache-Control: private, max-age=<until expiry>, immutable` (what a URL
-/// names never changes) and, for `format=auto`, `Vary: Accept`.
+/// The first request has a worker render the variant: it enqueues a `variant` job
+/// (``AtelierJobs/VariantJob``, priority 100, unique per variant) and waits for it up to
+/// `ATELIER_VARIANT_WAIT` (10 s; past it, 503 with `Retry-After`). The API process never decodes
+/// an untrusted photo: it holds the signing and token secrets, and a decoder exploit there would
+/// forge them. The worker stores the variant beside its source, in `jobs/<id>/variants/` (purged
+/// with the job); every later request, on any API process, is answered from there, and the
+/// hottest from memory (``VariantMemoryCache``). A photo that cannot be rendered is remembered
+/// (``VariantFailures``, and the failed job): its URL answers 413, 422 or 404 at once from then on.
+/// Answers carry a strong ETag (304 on If-None-Match), `Cache-Control: private,
+/// max-age=<until expiry>, immutable` (what a URL names never changes) and, for `format=auto`,
+/// `Vary: Accept`.
 struct VariantsController: Sendable {
     let blobs: any BlobStore
     let signer: URLSigner
-    let lane: WorkLane
+    let queue: JobQueue
+    let waiter: JobCompletionWaiter
+    /// How long a request waits for a worker to render its variant.
+    let wait: Duration
     let limits: ImageLimits
     /// The hottest variants (``VariantMemoryCache``); the store holds them all.
     let memory: VariantMemoryCache
     /// URLs already verified (``VerifiedVariantURLs``): a repeat costs one lookup.
     let verified = VerifiedVariantURLs()
+    /// Variants that cannot be made (``VariantFailures``).
+    let failures = VariantFailures()
 
     func register(on router: some RouterMethods<APIRequestContext>) {
         router.get("variants/**", use: variant)
@@ -49,10 +60,12 @@ struct VariantsController: Sendable {
         let entry: VariantMemoryCache.Entry
         if let hit = memory.lookup(url.cached) {
             entry = hit
+        } else if let failure = failures.lookup(url.cached) {
+            throw answer(failure)
         } else if let kept = try await stored(url.cached) {
             entry = kept
         } else {
-            entry = try await render(url.source, to: url.cached, url.request)
+            entry = try await render(url)
         }
         let seconds = max(0, url.expires - Int(Date().timeIntervalSince1970))
         var response = try await BlobResponse.serve(entry.info, for: request, cacheControl: "private, max-age=\(seconds), immutable") { range in
@@ -98,26 +111,58 @@ struct VariantsController: Sendable {
         return entry
     }
 
-    /// Reads `source`, renders the variant in the lane (never the cooperative pool: a 12 MP
-    /// photo takes tens of milliseconds) and stores it at `target`, and in memory. Two
-    /// processes rendering the same variant at once both write the same bytes; the store keeps one.
-    func render(_ source: BlobKey, to target: BlobKey, _ request: VariantRequest) async throws -> VariantMemoryCache.Entry {
-        try lane.refuseIfFull()
-        let bytes = [UInt8](try await read(source))
-        let limits = self.limits
-        let rendered = try await lane.run { Result { () throws(ImageError) in try PhotoVariant.render(bytes, request, limits: limits) } }
-        switch rendered {
-        case .success(let variant):
-            let info = try await blobs.put(Data(variant), at: target)
-            let entry = VariantMemoryCache.Entry(info: info, body: ByteBuffer(bytes: variant))
-            memory.store(entry)
-            return entry
-        case .failure(.tooLarge(let message)):
-            throw APIError(.contentTooLarge, "PayloadTooLargeError", message,
-                           details: ["max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])
-        case .failure(let error):
-            throw APIError(.unprocessableContent, "UnreadableImageError", "this photo cannot be read: " + error.message)
+    /// Has a worker render the variant `url` names (a `variant` job, unique per variant, so
+    /// many requests at once make one), waits for it, and answers what it made or why it could
+    /// not. The job's owner is `variants:` and the photo's owner: fair share serves each owner's
+    /// thumbnails in turn, and an owner's job list does not show them.
+    func render(_ url: VerifiedVariantURLs.Resolved) async throws -> VariantMemoryCache.Entry {
+        guard let jobID = Self.jobID(of: url.source) else { throw APIError.notFound("this photo no longer exists") }
+        let owner: String
+        do {
+            owner = try await queue.job(id: jobID).owner
+        } catch QueueError.jobNotFound {
+            throw APIError.notFound("this photo no longer exists")
         }
+        let payload = VariantJob.Payload(source: url.source.path, target: url.cached.path, width: url.request.width,
+                                         height: url.request.height, fit: url.request.fit.rawValue,
+                                         format: url.request.format.rawValue, quality: url.request.quality)
+        let enqueued = try await queue.enqueue(NewJob(
+            kind: VariantJob.kind, payload: try ContractJSON.text(payload), priority: VariantJob.priority,
+            owner: "variants:" + owner, maxAttempts: VariantJob.maxAttempts,
+            unique: UniqueJob(key: url.cached.path, period: .seconds(24 * 3600))))
+        guard let job = try await waiter.finished(enqueued.id, timeout: wait) else {
+            throw APIError(.serviceUnavailable, "VariantPendingError", "this variant is being rendered; try again in a moment",
+                           headers: [.retryAfter: "1"])
+        }
+        switch job.state {
+        case .succeeded:
+            guard let entry = try await stored(url.cached) else { throw APIError.notFound("this photo no longer exists") }
+            return entry
+        case .failed:
+            // A failure the handler explained, or one it never returned from (a timeout, a
+            // crash, attempt after attempt): either way this photo is not rendered again.
+            let failure = job.result.flatMap { try? ContractJSON.decode(VariantJob.Failure.self, from: $0) }
+                ?? VariantJob.Failure(status: 422, message: "this photo cannot be read")
+            failures.store(failure, for: url.cached)
+            throw answer(failure)
+        default:
+            throw APIError(.serviceUnavailable, "VariantPendingError", "this variant could not be rendered now; try again in a moment",
+                           headers: [.retryAfter: "1"])
+        }
+    }
+
+    /// The answer for a variant that cannot be made; a 413 names the limits.
+    func answer(_ failure: VariantJob.Failure) -> APIError {
+        guard failure.status == 413 else { return failure.apiError }
+        return APIError(.contentTooLarge, "PayloadTooLargeError", failure.message,
+                        details: ["max_pixels": String(limits.maxPixels), "max_side": String(limits.maxDimension)])
+    }
+
+    /// The job whose folder holds `key` (`jobs/<id>/…`).
+    static func jobID(of key: BlobKey) -> UUID? {
+        let segments = key.path.split(separator: "/")
+        guard segments.count >= 2, segments[0] == "jobs" else { return nil }
+        return UUID(uuidString: String(segments[1]))
     }
 
     /// The blob at `key`; a missing one is the client's 404 (its job was purged).

@@ -6,8 +6,10 @@ package enum JobOutcome: Sendable, Equatable {
     case succeeded(result: String?)
     /// A transient failure: run again after `delay`.
     case retry(error: String, delay: Duration)
-    /// A permanent failure, or the last attempt failed.
-    case failed(error: String)
+    /// A permanent failure, or the last attempt failed. `result` (JSON object text, or nil) is
+    /// what the handler said of the failure for the API to act on (an input that never decoded,
+    /// migration 0026), kept as the failed job's `result`; clients' views do not show it.
+    case failed(error: String, result: String? = nil)
     /// Stopped because someone cancelled it.
     case cancelled(reason: String)
     /// The worker is shutting down before the job finished: back to the queue at once,

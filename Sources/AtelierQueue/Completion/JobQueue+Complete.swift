@@ -61,7 +61,10 @@ private struct CompletionColumns {
                 results.append(result ?? ""); errors.append(""); delays.append(0)
             case .retry(let error, let delay), .snoozed(let error, let delay):
                 results.append(""); errors.append(error); delays.append(max(0, delay.seconds))
-            case .failed(let error), .cancelled(let error):
+            case .failed(let error, let result):
+                if let result { try JobQueue.requireJSONObject(result, what: "failure result") }
+                results.append(result ?? ""); errors.append(error); delays.append(0)
+            case .cancelled(let error):
                 results.append(""); errors.append(error); delays.append(0)
             case .released:
                 results.append(""); errors.append(""); delays.append(0)

@@ -8,10 +8,14 @@ public protocol PermanentError: Error {
 public struct JobFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var isPermanent: Bool
+    /// What the job's `result` holds once it has failed for good (a JSON object's text): facts
+    /// about the failure for the API to act on, not for clients, whose views never show a failed
+    /// job's result. Nil: none.
+    public var result: String?
 
-    /// Bad input or an impossible request: fail now, no retry.
-    public static func permanent(_ message: String) -> JobFailure {
-        JobFailure(message: message, isPermanent: true)
+    /// Bad input or an impossible request: fail now, no retry. `result`: see ``result``.
+    public static func permanent(_ message: String, result: String? = nil) -> JobFailure {
+        JobFailure(message: message, isPermanent: true, result: result)
     }
 
     /// Worth another try later (a dependency is down, a timeout).

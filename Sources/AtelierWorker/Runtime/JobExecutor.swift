@@ -112,7 +112,8 @@ struct JobExecutor: Sendable {
                            permanent: false, logger: logger)
         case (.failure(let error), .none):
             if let failure = error as? JobFailure {
-                return self.failure(job: job, handler: handler, message: failure.message, permanent: failure.isPermanent, logger: logger)
+                return self.failure(job: job, handler: handler, message: failure.message, permanent: failure.isPermanent,
+                                    result: failure.result, logger: logger)
             }
             if let permanent = error as? any PermanentError {
                 return self.failure(job: job, handler: handler, message: permanent.message, permanent: true, logger: logger)
@@ -139,10 +140,11 @@ struct JobExecutor: Sendable {
         }
     }
 
-    private func failure(job: ClaimedJob, handler: any JobHandler, message: String, permanent: Bool, logger: Logger) -> JobOutcome {
+    private func failure(job: ClaimedJob, handler: any JobHandler, message: String, permanent: Bool, result: String? = nil,
+                         logger: Logger) -> JobOutcome {
         if permanent || job.isLastAttempt {
             logger.warning("job failed", metadata: ["error": "\(message)", "permanent": "\(permanent)"])
-            return .failed(error: message)
+            return .failed(error: message, result: result.flatMap { Self.isJSONObject($0) ? $0 : nil })
         }
         let delay = handler.retryPolicy.delay(afterAttempt: job.handlerAttempt)
         logger.info("job will be retried", metadata: ["error": "\(message)", "retry_in": "\(delay)"])

@@ -128,6 +128,10 @@ extension Settings {
             guard (0...65_536).contains(megabytes) else { throw ConfigurationError("ATELIER_VARIANT_MEMORY_MB must be 0 (off) to 65536") }
             configuration.variantMemoryBytes = megabytes << 20
         }
+        configuration.variantWait = try duration("ATELIER_VARIANT_WAIT") ?? configuration.variantWait
+        guard configuration.variantWait >= .milliseconds(100), configuration.variantWait <= .seconds(60) else {
+            throw ConfigurationError("ATELIER_VARIANT_WAIT must be from 100ms to 60s")
+        }
         for (name, keyPath) in [("ATELIER_MAX_STREAMS", \APIConfiguration.maxStreams), ("ATELIER_MAX_STREAMS_PER_OWNER", \.maxStreamsPerOwner)] {
             if let value = try int(name) {
                 guard value >= 1 else { throw ConfigurationError("\(name) must be at least 1") }
@@ -145,12 +149,12 @@ extension Settings {
         configuration.sseKeepAlive = try duration("ATELIER_SSE_KEEPALIVE") ?? configuration.sseKeepAlive
         guard configuration.sseKeepAlive >= .seconds(1) else { throw ConfigurationError("ATELIER_SSE_KEEPALIVE must be at least 1s") }
         for (name, keyPath) in [("ATELIER_LANE_PROBES", \ServerLanes.Configuration.probes), ("ATELIER_LANE_PASSWORDS", \.passwords),
-                                ("ATELIER_LANE_EMBEDDINGS", \.embeddings), ("ATELIER_LANE_VARIANTS", \.variants),
+                                ("ATELIER_LANE_EMBEDDINGS", \.embeddings),
                                 ("ATELIER_LANE_CHAT", \.chat)] {
             if let limits = try laneLimits(name) { configuration.lanes[keyPath: keyPath] = limits }
         }
         guard configuration.lanes.fitsLaneThreads else {
-            throw ConfigurationError("ATELIER_LANE_PROBES, _PASSWORDS, _EMBEDDINGS and _VARIANTS may have at most "
+            throw ConfigurationError("ATELIER_LANE_PROBES, _PASSWORDS and _EMBEDDINGS may have at most "
                 + "\(ServerLanes.threadCapacity) places together")
         }
         configuration.accessLog = try bool("ATELIER_ACCESS_LOG") ?? true
@@ -308,6 +312,8 @@ enum BuiltInKinds {
         handlers.append(CaptionHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
         handlers.append(AnalysisHandler(blobs: blobs, provider: vision, limits: try settings.imageLimits()))
         handlers.append(UploadHandler(blobs: blobs, limits: try settings.imageLimits()))
+        // The photo variants the API asks for (`/variants/…`): rendered here, never in the API.
+        handlers.append(VariantHandler(blobs: blobs, limits: try settings.imageLimits()))
         return handlers
     }
 }
