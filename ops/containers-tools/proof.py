@@ -4,7 +4,10 @@ project $PROJECT (the API on 127.0.0.1:$HTTP_PORT, the object store on 127.0.0.1
 1. A cold `up` (no volumes: the database is made, migrated, the bucket created) with one worker
    container; the time until /health/ready first answers 200.
 2. What the images promise: an unprivileged user and a read-only root filesystem in each
-   container of ours; JSON log lines.
+   container of ours; JSON log lines. What the stack exposes (secure_defaults.py): the key pair
+   once shipped as a default is refused by the object store, whose own identity reaches its
+   bucket only; SeaweedFS's master, volume and filer are unreachable from another container; a
+   user signs in.
 3. Stylize throughput on real photos with 1 worker container, then `--scale` to 3 (podman-compose
    takes it as deploy.replicas) and the same again.
 4. N mixed jobs (stylize on real photos, caption, index, analysis) through the API container at
@@ -30,6 +33,8 @@ from pathlib import Path
 REPO = Path(os.environ["REPO"])
 sys.path.insert(0, str(REPO / "ops" / "lib"))
 from jobmix import body_for, check_result, download, make_specs, percentile, request, scaled_photos  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent))
+import secure_defaults  # noqa: E402
 
 PROJECT = os.environ["PROJECT"]
 HTTP_PORT = int(os.environ["HTTP_PORT"])
@@ -208,6 +213,12 @@ def main():
         if uid == "0" or read_only != "true":
             problems.append(f"{service}: uid {uid}, read-only root {read_only}")
     log("users and root filesystems: " + ("as promised" if not problems else "; ".join(problems)))
+    secrets = {**{k: v for k, v in os.environ.items() if k.startswith("ATELIER_S3_")},
+               **secure_defaults.read_env_file(REPO / ".env")}
+    keys = (secrets["ATELIER_S3_ACCESS_KEY_ID"], secrets["ATELIER_S3_SECRET_ACCESS_KEY"])
+    problems += secure_defaults.object_store(S3_HOST_PORT, keys, "atelier", log)
+    problems += secure_defaults.internal_ports(container("api"), log)
+    problems += secure_defaults.sign_in(container("api"), HTTP_PORT, seed, log)
 
     token = podman("exec", container("api"), "atelier", "tokens", "create", "--name", f"proof-{seed}", "--owner", "proof").splitlines()[-1]
     client = Client(token, photos)
