@@ -84,14 +84,28 @@ package final class Notifier: Sendable {
         for continuation in targets { continuation.yield(notification) }
     }
 
+    /// How long a new connection's set-up (`onConnect`, then a LISTEN per channel) may take
+    /// before the connection is closed and another tried. Seen in the container proof: after a
+    /// PostgreSQL restart a worker's listener reconnected into a set-up that never finished, so
+    /// its liveness lock was never taken again and the leader rescued every job it claimed,
+    /// for as long as it ran.
+    static let setupTimeout = Duration.seconds(15)
+
     /// Listens until the task is cancelled, reconnecting as needed.
     package func run() async {
         var backoff = Duration.milliseconds(100)
         var connectedBefore = false
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(
-                    configuration: url.connectionConfiguration(), id: 1, logger: logger)
+                let connection = try await connect()
+                let watchdog = Task { [weak self] in
+                    try await Task.sleep(for: Self.setupTimeout)
+                    guard let self, !self.isListening else { return }
+                    self.logger.warning("listener set-up did not finish; closing the connection to try again",
+                                        metadata: ["timeout": "\(Self.setupTimeout)"])
+                    try? await connection.close()
+                }
+                defer { watchdog.cancel() }
                 do {
                     try await withTaskCancellationHandler {
                         try await onConnect?(connection)
@@ -124,6 +138,48 @@ package final class Notifier: Sendable {
         for continuation in remaining { continuation.finish() }
     }
 
+    /// A connection, or an error once `setupTimeout` has passed: PostgresNIO bounds its own
+    /// connect, and this bounds it again, so the loop never waits on one attempt for ever. A
+    /// connection that arrives after the time is up is closed.
+    private func connect() async throws -> PostgresConnection {
+        let (url, logger) = (self.url, self.logger)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PostgresConnection, any Error>) in
+            let once = ResumeOnce(continuation)
+            Task {
+                do {
+                    let connection = try await PostgresConnection.connect(configuration: url.connectionConfiguration(), id: 1, logger: logger)
+                    if !once.resume(.success(connection)) { try? await connection.close() }
+                } catch {
+                    once.resume(.failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: Self.setupTimeout)
+                once.resume(.failure(ConnectTimedOut()))
+            }
+        }
+    }
+
+    /// A continuation resumed by whichever comes first; later results are refused (false).
+    private final class ResumeOnce: Sendable {
+        private let continuation: Mutex<CheckedContinuation<PostgresConnection, any Error>?>
+
+        init(_ continuation: CheckedContinuation<PostgresConnection, any Error>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        @discardableResult
+        func resume(_ result: Result<PostgresConnection, any Error>) -> Bool {
+            guard let continuation = continuation.withLock({ stored in defer { stored = nil }; return stored }) else { return false }
+            continuation.resume(with: result)
+            return true
+        }
+    }
+
+    private struct ConnectTimedOut: Error, CustomStringConvertible {
+        var description: String { "the listener's connection attempt did not finish within \(Notifier.setupTimeout)" }
+    }
+
     private struct ListenerEnded: Error, CustomStringConvertible {
         var description: String { "notification stream ended" }
     }
@@ -148,7 +204,10 @@ package final class Notifier: Sendable {
         ready.open()
         listeningFlag.store(true, ordering: .releasing)
         defer { listeningFlag.store(false, ordering: .releasing) }
-        if announceReconnect { broadcast(.reconnected) }
+        if announceReconnect {
+            logger.notice("listener reconnected")
+            broadcast(.reconnected)
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (channel, notifications) in listening {
                 group.addTask {

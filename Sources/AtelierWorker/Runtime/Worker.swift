@@ -80,7 +80,12 @@ public final class Worker: Service, Sendable {
         let notifier = Notifier(
             url: queue.url, channels: [Notifier.Channel.jobs, Notifier.Channel.cancel], logger: logger
         ) { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Schema.lockNamespace), \(lockKey))", logger: logger)
+            // Taken or refused at once, never waited for: a session of this worker's that the
+            // server has not dropped yet still holds it, and the listener tries again shortly.
+            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(Schema.lockNamespace), \(lockKey))", logger: logger)
+            for try await granted in rows.decode(Bool.self) where !granted {
+                throw LivenessLockHeld()
+            }
         }
         logger.info("worker starting", metadata: [
             "queues": "\(configuration.queues.joined(separator: ","))", "kinds": "\(handlers.kinds.joined(separator: ","))",
@@ -257,4 +262,10 @@ public final class Worker: Service, Sendable {
             }
         }
     }
+}
+
+/// The worker's liveness lock is held by another session: one of its own the server has not
+/// dropped yet (a connection lost to a network fault). The listener retries with backoff.
+struct LivenessLockHeld: Error, CustomStringConvertible {
+    var description: String { "this worker's liveness lock is still held by an earlier session; retrying" }
 }
