@@ -6,7 +6,7 @@ import XCTest
 
 /// Operator routes (`/v1/admin/…`) answer only users with the `admin` role: an admin's access
 /// token reads the queue's statistics; a user of another role, an app token and no credential
-/// are refused (403 AuthorizationError naming the role, 401).
+/// are refused (403 AuthorizationError naming the role; 401 for an app token or none).
 final class AdminAPITests: APITestCase {
     func accessToken(role: String, email: String) async throws -> String {
         let users = UserStore(client: db.queue.client, logger: db.queue.logger)
@@ -30,7 +30,9 @@ final class AdminAPITests: APITestCase {
         let refused = try await request(.GET, "/v1/admin/queue", token: .some(nil), headers: [("Authorization", "Bearer " + driver)])
         try assertError(refused, status: 403, name: "AuthorizationError")
         XCTAssertEqual((try refused.json()["details"] as? [String: String])?["required_role"], "admin")
-        try assertError(try await request(.GET, "/v1/admin/queue"), status: 403, name: "AuthorizationError")
+        let appToken = try await request(.GET, "/v1/admin/queue")
+        try assertError(appToken, status: 401, name: "AuthenticationError")
+        XCTAssertTrue(appToken.text.contains("an app token has no role"), appToken.text)
         try assertError(try await request(.GET, "/v1/admin/queue", token: .some(nil)), status: 401, name: "AuthenticationError")
         let bad = try await request(.GET, "/v1/admin/queue?minutes=0", token: .some(nil), headers: [("Authorization", "Bearer " + admin)])
         try assertError(bad, status: 400, name: "ValidationError")
@@ -81,6 +83,6 @@ final class AdminAPITests: APITestCase {
         let driver = try await accessToken(role: "driver", email: "driver@example.com")
         try assertError(try await put(#"{"kind": "noop", "concurrency": 1}"#, headers: [("Authorization", "Bearer " + driver)]),
                         status: 403, name: "AuthorizationError")
-        try assertError(try await request(.GET, "/v1/admin/limits"), status: 403, name: "AuthorizationError")
+        try assertError(try await request(.GET, "/v1/admin/limits"), status: 401, name: "AuthenticationError")
     }
 }

@@ -176,6 +176,27 @@ final class ValidationTests: APITestCase {
         id = try XCTUnwrap(try reply.json()["id"] as? String)
         try await XCTAssertEqualAsync(try await db.scalar("SELECT timeout_ms FROM jobs WHERE id = \(UUID(uuidString: id)!)", as: Int?.self), nil)
     }
+
+    /// An index job refuses an option it does not read (a misspelt `source_key` would otherwise
+    /// index under no key), as the document's `additionalProperties: false` says.
+    func testAnIndexJobRefusesAnOptionItDoesNotRead() async throws {
+        let reply = try await request(.POST, "/v1/jobs", body: Data(#"{"kind": "index", "options": {"text": "a sky", "sourcekey": "x"}}"#.utf8),
+                                      contentType: "application/json")
+        try assertError(reply, status: 400, name: "ValidationError")
+        XCTAssertEqual((try reply.json()["details"] as? [String: Any])?["field"] as? String, "sourcekey")
+    }
+
+    /// A stream's `last_event_id` query is checked even when a `Last-Event-ID` header wins over
+    /// it: a malformed value anywhere is a 400 naming it, never silently ignored.
+    func testAMalformedLastEventIDQueryIsRefusedWhereverItIs() async throws {
+        let id = try await createJob(kind: "noop")
+        _ = try await waitForCompletion(id)
+        for bad in ["40330446129419886899220185088", "-1", "abc"] {
+            let reply = try await request(.GET, "/v1/jobs/\(id)/events?last_event_id=\(bad)", headers: [("Last-Event-ID", "2")])
+            try assertError(reply, status: 400, name: "ValidationError")
+            XCTAssertEqual((try reply.json()["details"] as? [String: Any])?["field"] as? String, "last_event_id", bad)
+        }
+    }
 }
 
 /// The blob and the job row are one unit: a failed insert leaves no input behind.

@@ -20,7 +20,9 @@ enum OpenAPIJobKinds {
         return lines.joined(separator: "\n")
     }
 
-    /// A kind's body: `{kind, image?, options?, timeout_s?, unique?}`, nothing else.
+    /// A kind's body: `{kind, image?, options?, timeout_s?, unique?}`, nothing else. An optional
+    /// field the server reads as absent when it is `null` is declared so (`image` of a kind that
+    /// needs none; an index job's `collection`, `source_key`, `metadata` and `caption`).
     static func body(_ kind: String, image: Bool, options: String = freeOptions, optionsRequired: Bool = false) -> String {
         let required = ["kind"] + (image ? ["image"] : []) + (optionsRequired ? ["options"] : [])
         let optionLines = options.split(separator: "\n", omittingEmptySubsequences: false)
@@ -31,7 +33,7 @@ enum OpenAPIJobKinds {
             additionalProperties: false
             properties:
               kind: { const: \(kind) }
-              image: { $ref: "#/components/schemas/Base64Image" }
+              image: \(image ? ##"{ $ref: "#/components/schemas/Base64Image" }"## : ##"{ oneOf: [{ $ref: "#/components/schemas/Base64Image" }, { type: "null" }], description: "optional; null is the same as none" }"##)
               timeout_s: { $ref: "#/components/schemas/JobTimeout" }
               unique: { $ref: "#/components/schemas/JobUnique" }
             \(optionBlock)
@@ -73,9 +75,9 @@ enum OpenAPIJobKinds {
                     additionalProperties: false
                     properties:
                       text: { type: string, minLength: 1, maxLength: 8000, pattern: "\\S" }
-                      collection: { $ref: "#/components/schemas/CollectionName" }
-                      source_key: { $ref: "#/components/schemas/SourceKey" }
-                      metadata: { $ref: "#/components/schemas/Metadata" }
+                      collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }] }
+                      source_key: { oneOf: [{ $ref: "#/components/schemas/SourceKey" }, { type: "null" }] }
+                      metadata: { oneOf: [{ $ref: "#/components/schemas/Metadata" }, { type: "null" }] }
               - type: object
                 required: [kind, image]
                 additionalProperties: false
@@ -88,10 +90,10 @@ enum OpenAPIJobKinds {
                     type: object
                     additionalProperties: false
                     properties:
-                      caption: { type: string, maxLength: 2000 }
-                      collection: { $ref: "#/components/schemas/CollectionName" }
-                      source_key: { $ref: "#/components/schemas/SourceKey" }
-                      metadata: { $ref: "#/components/schemas/Metadata" }
+                      caption: { type: [string, "null"], maxLength: 2000 }
+                      collection: { oneOf: [{ $ref: "#/components/schemas/CollectionName" }, { type: "null" }] }
+                      source_key: { oneOf: [{ $ref: "#/components/schemas/SourceKey" }, { type: "null" }] }
+                      metadata: { oneOf: [{ $ref: "#/components/schemas/Metadata" }, { type: "null" }] }
             """#,
     ]
 

@@ -144,6 +144,10 @@ package struct IndexJob: JobContract {
                        fromJob: options["from_job"]?.string, input: input)
     }
 
+    /// Every option an index job reads: the documented ones, and those the API itself sets on the
+    /// jobs it makes (`image_path`, `document_id`, `from_job`).
+    static let optionNames: Set<String> = ["text", "caption", "collection", "source_key", "metadata", "image_path", "document_id", "from_job"]
+
     /// A collection name: 1–64 ASCII letters, digits, `_`, `.` or `-` (documents use it too).
     package static func isCollectionName(_ name: String) -> Bool {
         (1...64).contains(name.count)
@@ -164,6 +168,10 @@ package struct IndexJob: JobContract {
 
     /// The options checked, in the order the fields are explained above.
     static func resolve(_ options: JSONObject, hasImage: Bool) throws(JobOptionsError) -> Request {
+        // Refused, not ignored: a misspelt `source_key` must not index under no key at all.
+        for name in options.keys.sorted() where !optionNames.contains(name) {
+            throw JobOptionsError(field: name, message: "index takes no option '\(name)': send text, caption, collection, source_key and metadata")
+        }
         func string(_ key: String) throws(JobOptionsError) -> String? {
             guard let value = options[key], !value.isNull else { return nil }
             guard let text = value.string else { throw JobOptionsError(field: key, message: "\(key) must be a string") }
