@@ -10,7 +10,7 @@ final class IndexJobTests: XCTestCase {
     }
 
     func testTextImageAndOtherJobsImage() throws {
-        let text = try payload(#"{"text": "  Paris is the capital of France ", "collection": "facts", "metadata": {"b": 1, "a": [true, null]}, "other": 1}"#)
+        let text = try payload(#"{"text": "  Paris is the capital of France ", "collection": "facts", "metadata": {"b": 1, "a": [true, null]}}"#)
         XCTAssertEqual(try Contract.text(text), #"{"collection":"facts","metadata":{"a":[true,null],"b":1},"text":"  Paris is the capital of France "}"#)
         let request = try text.request()
         XCTAssertEqual(request.text, "Paris is the capital of France")
@@ -47,6 +47,8 @@ final class IndexJobTests: XCTestCase {
             (#"{"document_id": "0193f4c2-7a1e-7c3d-9f00-1b2c3d4e5f60", "text": "a"}"#, false, "document_id"),
             (#"{"from_job": "nope"}"#, false, "from_job"),
             (#"{"from_job": "0193f4c2-7a1e-7c3d-9f00-1b2c3d4e5f60"}"#, true, "from_job"),
+            (#"{"text": "a", "other": 1}"#, false, "other"),   // an option it does not read
+            (#"{"text": "a", "sourcekey": "k"}"#, false, "sourcekey"),
         ]
         for (json, image, field) in cases {
             XCTAssertEqual(Contract.refusal { _ = try payload(json, image: image) }?.field, field, json)
