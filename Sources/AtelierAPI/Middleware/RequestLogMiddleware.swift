@@ -20,7 +20,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         var context = context
         let requestID = RequestID.accept(request.headers[.xRequestID]) ?? RequestID.make()
         context.requestID = requestID
-        if !proxies.isEmpty { context.clientAddress = proxies.client(peer: context.peerAddress, headers: request.headers) }
+        if !proxies.isEmpty { context.forwardedClient = proxies.client(peer: context.peerAddress, headers: request.headers) }
         context.logger[metadataKey: "request_id"] = .string(requestID)
         var response: Response
         do {

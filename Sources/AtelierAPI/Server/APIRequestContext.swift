@@ -69,18 +69,25 @@ package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     /// copy's changes do not flow back out).
     let shared = SharedRequestState()
 
-    /// The address the connection comes from: a proxy's, behind one.
-    package let peerAddress: String
-    /// The client's IP address, for per-address limits and access logs: the peer, or behind a
-    /// proxy in `ATELIER_TRUSTED_PROXIES` the address it forwarded for (``TrustedProxies``), set
-    /// by ``RequestLogMiddleware`` before anything reads it.
-    package var clientAddress: String
+    /// The address a trusted proxy forwarded for (``TrustedProxies``), set by
+    /// ``RequestLogMiddleware`` before anything reads ``clientAddress``; nil: none.
+    package var forwardedClient: String?
 
     package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
-        self.peerAddress = remoteAddress?.ipAddress ?? "unknown"
-        self.clientAddress = peerAddress
+    }
+
+    /// The address the connection comes from: a proxy's, behind one. Worked out when asked
+    /// (most requests never ask: an authenticated poll is limited by its credential).
+    package var peerAddress: String {
+        remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// The client's IP address, for per-address limits and access logs: the peer, or behind a
+    /// proxy in `ATELIER_TRUSTED_PROXIES` the address it forwarded for.
+    package var clientAddress: String {
+        forwardedClient ?? peerAddress
     }
 
     /// Bodies are collected explicitly with the configured limit (see ``JobSubmission``).
