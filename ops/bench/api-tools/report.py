@@ -41,8 +41,15 @@ if a and n:
     if rounds:
         line += f", rounds {rounds[0]:.2f}–{rounds[-1]:.2f}×"
     if f:
-        line += f"; atelier/hummingbird-alone = {a / f:.2f}×, hummingbird-alone/nginx = {f / n:.2f}×"
+        line += (f"; atelier/hummingbird-alone = {a / f:.2f}× (goal ≥ 0.65×: {'✓' if a / f >= 0.65 else '✗'}), "
+                 f"hummingbird-alone/nginx = {f / n:.2f}×")
     print(line)
+first, broken, other = rows.get("variant-broken-first"), rows.get("atelier-variant-broken"), rows.get("variant-other-first")
+if first and broken and other:
+    print(f"broken thumbnail: first request {first['status']} in {first['ms']:.0f} ms (rendered once, in a worker); then "
+          f"8 clients: p50 {broken['p50_ms']:.2f} ms (goal < 50 ms: {'✓' if broken['p50_ms'] < 50 else '✗'}), "
+          f"{broken['rps']:,.0f} req/s, {broken['statuses']}; meanwhile another photo's first thumbnail "
+          f"{other['status']} in {other['ms']:.0f} ms (goal < 1000 ms: {'✓' if other['ms'] < 1000 and other['status'] == 200 else '✗'})")
 sse = rows.get("sse-idle")
 if sse:
     print(f"SSE: {sse['ready']}/{sse['streams']} idle streams open, RSS {sse['rss_before_mb']} → "
