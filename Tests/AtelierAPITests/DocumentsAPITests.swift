@@ -100,6 +100,10 @@ final class DocumentsAPITests: APITestCase {
             (["question": "q"], "answer"),
             (["question": " ", "answer": "a"], "question"),
             (["question": "q", "answer": String(repeating: "a", count: 8001)], "answer"),
+            // Counted as the document's maxLength counts: code points as sent, blanks included
+            // (schemathesis found 8,000 a's behind blanks accepted), and "\r\n" as two.
+            (["question": "q", "answer": "\n\r " + String(repeating: "a", count: 7998)], "answer"),
+            (["question": "q", "answer": String(repeating: "\r\n", count: 2000) + String(repeating: "a", count: 4001)], "answer"),
             (["question": "q", "answer": "a", "collection": "a b"], "collection"),
             (["question": "q", "answer": "a", "metadata": [1, 2]], "metadata"),
             (["question": "q", "answer": "a", "owner": "mallory"], "owner"),

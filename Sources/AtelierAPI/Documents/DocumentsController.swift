@@ -59,7 +59,10 @@ struct DocumentsController: Sendable {
             if required { throw APIError.validation("\(field) is required", field: field) }
             return nil
         }
-        guard let text = value.string?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.count <= max else {
+        // Counted as the document counts (`maxLength`: code points of the string sent), before
+        // trimming: counted after it, in grapheme clusters, a longer string than it allows passed.
+        guard let raw = value.string, raw.unicodeScalars.count <= max,
+              case let text = raw.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
             throw APIError.validation("\(field) must be a non-empty string of at most \(max) characters", field: field)
         }
         guard !stored || !text.utf8.contains(0) else {
