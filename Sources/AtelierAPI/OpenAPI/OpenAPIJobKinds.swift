@@ -22,7 +22,8 @@ enum OpenAPIJobKinds {
 
     /// A kind's body: `{kind, image?, options?, timeout_s?, unique?}`, nothing else. An optional
     /// field the server reads as absent when it is `null` is declared so (`image` of a kind that
-    /// needs none; an index job's `collection`, `source_key`, `metadata` and `caption`).
+    /// needs none; an index job's `collection`, `source_key`, `metadata` and `caption`; every
+    /// kind's `timeout_s` and `unique`, and `unique`'s `key` and `period_s`).
     static func body(_ kind: String, image: Bool, options: String = freeOptions, optionsRequired: Bool = false) -> String {
         let required = ["kind"] + (image ? ["image"] : []) + (optionsRequired ? ["options"] : [])
         let optionLines = options.split(separator: "\n", omittingEmptySubsequences: false)
@@ -34,8 +35,8 @@ enum OpenAPIJobKinds {
             properties:
               kind: { const: \(kind) }
               image: \(image ? ##"{ $ref: "#/components/schemas/Base64Image" }"## : ##"{ oneOf: [{ $ref: "#/components/schemas/Base64Image" }, { type: "null" }], description: "optional; null is the same as none" }"##)
-              timeout_s: { $ref: "#/components/schemas/JobTimeout" }
-              unique: { $ref: "#/components/schemas/JobUnique" }
+              timeout_s: { oneOf: [{ $ref: "#/components/schemas/JobTimeout" }, { type: "null" }] }
+              unique: { oneOf: [{ $ref: "#/components/schemas/JobUnique" }, { type: "null" }] }
             \(optionBlock)
             """
     }
@@ -67,8 +68,8 @@ enum OpenAPIJobKinds {
                 additionalProperties: false
                 properties:
                   kind: { const: index }
-                  timeout_s: { $ref: "#/components/schemas/JobTimeout" }
-                  unique: { $ref: "#/components/schemas/JobUnique" }
+                  timeout_s: { oneOf: [{ $ref: "#/components/schemas/JobTimeout" }, { type: "null" }] }
+                  unique: { oneOf: [{ $ref: "#/components/schemas/JobUnique" }, { type: "null" }] }
                   options:
                     type: object
                     required: [text]
@@ -84,8 +85,8 @@ enum OpenAPIJobKinds {
                 properties:
                   kind: { const: index }
                   image: { $ref: "#/components/schemas/Base64Image" }
-                  timeout_s: { $ref: "#/components/schemas/JobTimeout" }
-                  unique: { $ref: "#/components/schemas/JobUnique" }
+                  timeout_s: { oneOf: [{ $ref: "#/components/schemas/JobTimeout" }, { type: "null" }] }
+                  unique: { oneOf: [{ $ref: "#/components/schemas/JobUnique" }, { type: "null" }] }
                   options:
                     type: object
                     additionalProperties: false
