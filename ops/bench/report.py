@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Prints Markdown tables from the JSON lines ops/bench/queue collected: each system's figure
 per scenario and the atelier/peer ratio, claim latency by backlog, and enqueue jobs/s per shape
-(jobs per call × producers). Usage: report.py RESULTS.jsonl"""
+(jobs per call × producers). With several rounds (--rounds), each figure is the median of its
+rounds, and the table says how many there were. Drain and sustained runs that carry PostgreSQL's
+cost per job (queue-tools/pg_cost.py) get a table of their own. Usage: report.py RESULTS.jsonl"""
 import json
+import statistics
 import sys
 
 # scenario, field, unit, which way is better
@@ -24,10 +27,14 @@ def label(row):
 def main(path):
     rows = [json.loads(line) for line in open(path) if line.strip().startswith("{")]
     # A peer may report a scenario twice (defaults, then a tuned setting); keep both, labelled.
-    by_key = {}
+    # Rounds of one (scenario, system) are folded into their medians.
+    runs = {}
     for row in rows:
-        system = label(row)
-        by_key.setdefault((row["scenario"], system), row)
+        runs.setdefault((row["scenario"], label(row)), []).append(row)
+    by_key = {key: median_row(group) for key, group in runs.items()}
+    rounds = max((len(group) for key, group in runs.items() if key[0] in ("drain", "sustained", "pickup")), default=1)
+    if rounds > 1:
+        print(f"Medians of {rounds} rounds.\n")
     systems = []
     for row in rows:
         system = label(row)
@@ -53,6 +60,7 @@ def main(path):
             cells.append(f"{mine / theirs:.2f}" if ok else "—")
         print("| " + " | ".join(cells) + " |")
 
+    cost_table(by_key, systems)
     depths = [r for r in rows if r["scenario"] == "claim-latency"]
     if depths:
         print()
@@ -68,6 +76,45 @@ def main(path):
         print()
         for row in notes:
             print(f"- {label(row)} {row['scenario']}: {row.get('note') or ''} {row.get('settings') or ''}".rstrip())
+
+
+def median_row(group):
+    """One row standing for a scenario's rounds: each numeric field's median."""
+    row = dict(group[0])
+    for key, value in group[0].items():
+        values = [r.get(key) for r in group]
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and all(isinstance(v, (int, float)) for v in values):
+            row[key] = statistics.median(values)
+    return row
+
+
+COSTS = [
+    ("pg_cpu_us_per_job", "PostgreSQL CPU µs"),
+    ("xacts_per_job", "transactions"),
+    ("rows_per_job", "rows written"),
+    ("non_hot_updates_per_job", "updates not HOT"),
+    ("wal_bytes_per_job", "WAL bytes"),
+]
+
+
+def cost_table(by_key, systems):
+    """What PostgreSQL spent per job in the drain and sustained runs (medians), per system, and the
+    functions that took the most self time in atelier's drain."""
+    cells = [(scenario, s) for scenario in ("drain", "sustained") for s in systems
+             if by_key.get((scenario, s), {}).get("pg_cpu_us_per_job") is not None]
+    if not cells:
+        return
+    print()
+    print("| per job | " + " | ".join(f"{s} {scenario}" for scenario, s in cells) + " |")
+    print("|---|" + "---|" * len(cells))
+    for field, name in COSTS:
+        print(f"| {name} | " + " | ".join(f"{by_key[c].get(field, 0):g}" for c in cells) + " |")
+    for scenario, system in cells:
+        functions = by_key[(scenario, system)].get("functions") or {}
+        top = sorted(functions.items(), key=lambda kv: -kv[1]["us_per_job"])[:6]
+        if top:
+            print(f"\n{system} {scenario}, self time per job: " +
+                  ", ".join(f"{name} {f['us_per_job']:g} µs ({f['calls_per_job']:g} calls)" for name, f in top))
 
 
 def noisy_table(rows):
