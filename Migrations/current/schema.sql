@@ -165,13 +165,16 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
     SET enable_sort TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 #variable_conflict use_column
 DECLARE
     v_queues text[];       -- p_queues less the paused ones
     v_running integer;     -- what p_worker runs now: its claims whose completion has not landed
     v_alone boolean;       -- … one of them marked to run alone
-    v_limited text[];      -- the kinds of p_kinds with a limit, their kind_limits rows locked
+    v_limited_all text[];  -- the kinds of p_kinds with a limit
+    v_limited text[];      -- … those with a job ready now, their kind_limits rows locked
+    v_claimable text[];    -- p_kinds less the limited kinds with no job ready: what this claim may take
     v_kinds text[];        -- limited pick: every kind of p_kinds …
     v_rooms integer[];     -- … how many of it this claim may start …
     v_owner_caps integer[]; -- … and its owner_concurrency
@@ -220,10 +223,33 @@ BEGIN
         RETURN;
     END IF;
 
-    v_limited := ARRAY(SELECT l.kind FROM kind_limits l
-                        WHERE l.kind = ANY (p_kinds) AND num_nonnulls(l.concurrency, l.owner_concurrency, l.rate) > 0
-                        ORDER BY l.kind
-                          FOR UPDATE);
+    -- A limited kind's row is locked (claims of it take turns) only when a job of it is ready
+    -- (0027); a limited kind with none is left out of this claim altogether, so a job of it that
+    -- becomes ready meanwhile waits for the next claim, which locks and counts.
+    v_limited_all := ARRAY(SELECT l.kind FROM kind_limits l
+                            WHERE l.kind = ANY (p_kinds) AND num_nonnulls(l.concurrency, l.owner_concurrency, l.rate) > 0);
+    IF cardinality(v_limited_all) > 0 THEN
+        v_limited := ARRAY(SELECT l.kind FROM kind_limits l
+                            WHERE l.kind = ANY (v_limited_all)
+                              AND (EXISTS (SELECT 1 FROM jobs n
+                                            WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL
+                                              AND n.kind >= l.kind AND n.kind <= l.kind
+                                              AND n.run_at <= now() AND n.queue = ANY (v_queues)
+                                            ORDER BY n.kind, n.priority DESC, n.fair_tag, n.id
+                                            LIMIT 1)
+                                   OR EXISTS (SELECT 1 FROM jobs n
+                                               WHERE n.state = 'queued' AND n.run_alone AND n.kind = l.kind
+                                                 AND n.run_at <= now() AND n.queue = ANY (v_queues)))
+                            ORDER BY l.kind
+                              FOR UPDATE);
+        v_claimable := ARRAY(SELECT k FROM unnest(p_kinds) k WHERE k <> ALL (v_limited_all) OR k = ANY (v_limited));
+        IF cardinality(v_claimable) = 0 THEN
+            RETURN;
+        END IF;
+    ELSE
+        v_limited := v_limited_all;
+        v_claimable := p_kinds;
+    END IF;
     v_at := clock_timestamp();
 
     IF cardinality(v_limited) = 0 THEN
@@ -231,7 +257,7 @@ BEGIN
         -- next p_limit in claim order.
         WITH lone AS MATERIALIZED (
             SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
-             WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (p_kinds)
+             WHERE n.state = 'queued' AND n.run_alone AND n.run_at <= now() AND n.kind = ANY (v_claimable)
                AND n.queue = ANY (v_queues) AND v_running = 0
              ORDER BY n.priority DESC, n.run_at, n.id
              LIMIT 1
@@ -245,7 +271,7 @@ BEGIN
              CROSS JOIN LATERAL (
                  SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag FROM jobs n
                   WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL AND NOT n.run_alone AND n.run_at <= now()
-                    AND n.kind = ANY (p_kinds) AND n.queue >= q.queue AND n.queue <= q.queue
+                    AND n.kind = ANY (v_claimable) AND n.queue >= q.queue AND n.queue <= q.queue
                   ORDER BY n.queue, n.priority DESC, n.fair_tag, n.id
                   LIMIT p_limit
                     FOR UPDATE SKIP LOCKED) x
@@ -267,7 +293,7 @@ BEGIN
                array_agg(l.owner_concurrency ORDER BY k.kind),
                array_agg(b.tokens ORDER BY k.kind)
           INTO v_kinds, v_rooms, v_owner_caps, v_buckets
-          FROM (SELECT DISTINCT u.kind FROM unnest(p_kinds) u(kind)) k
+          FROM (SELECT DISTINCT u.kind FROM unnest(v_claimable) u(kind)) k
           LEFT JOIN kind_limits l ON l.kind = k.kind AND l.kind = ANY (v_limited)
           LEFT JOIN LATERAL (SELECT count(*)::integer AS running FROM jobs c
                               WHERE c.state = 'running' AND c.kind = k.kind AND l.concurrency IS NOT NULL) r ON true
@@ -384,6 +410,7 @@ END $$;
 
 CREATE FUNCTION public.atelier_complete(p_ids uuid[], p_attempts integer[], p_outcomes text[], p_results text[], p_errors text[], p_delays double precision[], p_worker text) RETURNS SETOF uuid
     LANGUAGE sql
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
     WITH input AS (
         SELECT * FROM unnest(p_ids, p_attempts, p_outcomes, p_results, p_errors, p_delays)
@@ -451,6 +478,7 @@ $$;
 
 CREATE FUNCTION public.atelier_complete_and_claim(p_ids uuid[], p_attempts integer[], p_outcomes text[], p_results text[], p_errors text[], p_delays double precision[], p_worker text, p_queues text[], p_kinds text[], p_limit integer, p_lease_ms bigint, p_isolation_wait_ms bigint, p_fair boolean) RETURNS TABLE(completed uuid[], id uuid, kind text, queue text, priority integer, owner text, payload text, attempt integer, max_attempts integer, request_id text, created_at timestamp with time zone, crashes integer, snoozes integer, snooze_streak integer, run_alone boolean, timeout_ms integer, kind_timeout_ms integer)
     LANGUAGE plpgsql
+    SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 BEGIN
     RETURN QUERY SELECT ARRAY(SELECT atelier_complete(p_ids, p_attempts, p_outcomes, p_results, p_errors, p_delays, p_worker)),
