@@ -534,6 +534,22 @@ END $$;
 
 
 --
+-- Name: atelier_enqueue_jobs(uuid[], text[], text[], integer[], text[], text[], integer[], double precision[], text[], text[], text[], text[], boolean, integer[], text[], integer[], uuid[]); Type: PROCEDURE; Schema: public; Owner: -
+--
+
+CREATE PROCEDURE public.atelier_enqueue_jobs(IN p_ids uuid[], IN p_kinds text[], IN p_queues text[], IN p_priorities integer[], IN p_owners text[], IN p_payloads text[], IN p_max_attempts integer[], IN p_run_ats double precision[], IN p_idempotency_keys text[], IN p_request_ids text[], IN p_parent_ids text[], IN p_follow_ups text[], IN p_fair boolean, IN p_timeouts_ms integer[], IN p_unique_keys text[], IN p_tag_priorities integer[], INOUT inserted uuid[])
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    inserted := ARRAY(SELECT atelier_insert_jobs(p_ids, p_kinds, p_queues, p_priorities, p_owners, p_payloads,
+                                                 p_max_attempts, p_run_ats, p_idempotency_keys, p_request_ids,
+                                                 p_parent_ids, p_follow_ups, p_fair, p_timeouts_ms, p_unique_keys,
+                                                 p_tag_priorities));
+    COMMIT;
+END $$;
+
+
+--
 -- Name: atelier_fair_tags(boolean, text[], integer[]); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -590,6 +606,39 @@ CREATE FUNCTION public.atelier_fold_job_counts() RETURNS bigint
             ON CONFLICT (queue, kind, state) DO UPDATE SET n = job_counts.n + excluded.n
     )
     SELECT coalesce(sum(deltas), 0)::bigint FROM sums
+$$;
+
+
+--
+-- Name: atelier_insert_jobs(uuid[], text[], text[], integer[], text[], text[], integer[], double precision[], text[], text[], text[], text[], boolean, integer[], text[], integer[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_insert_jobs(p_ids uuid[], p_kinds text[], p_queues text[], p_priorities integer[], p_owners text[], p_payloads text[], p_max_attempts integer[], p_run_ats double precision[], p_idempotency_keys text[], p_request_ids text[], p_parent_ids text[], p_follow_ups text[], p_fair boolean, p_timeouts_ms integer[], p_unique_keys text[], p_tag_priorities integer[]) RETURNS SETOF uuid
+    LANGUAGE sql
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+    WITH input AS (
+        SELECT * FROM unnest(p_ids, p_kinds, p_queues, p_priorities, p_owners, p_payloads, p_max_attempts,
+                             p_run_ats, p_idempotency_keys, p_request_ids, p_parent_ids, p_follow_ups, p_timeouts_ms,
+                             p_unique_keys)
+            WITH ORDINALITY
+            AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id,
+                 parent_id, follow_up, timeout_ms, unique_key, ord)
+    ), tags AS (
+        -- p_tag_priorities: the priority of each job due now, -1000 (no priority is) for one
+        -- given a run_at, which the claim tags when its time comes.
+        SELECT f.ord, f.tag FROM atelier_fair_tags(p_fair, p_owners, array_replace(p_tag_priorities, -1000, NULL)) f
+    )
+    INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
+                      idempotency_key, request_id, parent_id, follow_up, fair_tag, timeout_ms, unique_key)
+    SELECT i.id, i.kind, i.queue, i.priority, i.owner, i.payload::jsonb, i.max_attempts,
+           CASE WHEN i.run_at < 0 THEN now() ELSE to_timestamp(i.run_at) END,
+           NULLIF(i.idempotency_key, ''), NULLIF(i.request_id, ''), NULLIF(i.parent_id, '')::uuid,
+           NULLIF(i.follow_up, '')::jsonb, g.tag, NULLIF(i.timeout_ms, 0),
+           NULLIF(i.unique_key, '')
+      FROM input i LEFT JOIN tags g ON g.ord = i.ord
+    ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+    RETURNING id
 $$;
 
 

@@ -50,18 +50,15 @@ extension JobQueue {
     /// The insert of checked jobs with their ids, and the answer for each: created, or the job
     /// that already holds its idempotency key.
     ///
-    /// In a transaction with a `COMMIT` of its own: a caller told "created" may rely on it
-    /// (docs/reliability.md, "A commit the caller can trust"). A lone statement commits at the
+    /// One round trip that commits before it answers (`atelier_enqueue_jobs`, migration 0028: the
+    /// insert, then COMMIT, inside one CALL), so a caller told "created" may rely on it
+    /// (docs/reliability.md, "A commit the caller can trust"). A lone INSERT would commit at the
     /// `Sync` after its `CommandComplete`, which PostgresNIO does not wait for; a commit failing
-    /// between the two — the server stopping, as `pg_ctl stop -m fast` does — would go unseen,
-    /// and the API would answer 201 for a job that does not exist. Two round trips more a batch.
+    /// between the two — the server stopping, as `pg_ctl stop -m fast` does — would go unseen.
     private func insert(ids: [UUID], jobs: [NewJob]) async throws -> [EnqueuedJob] {
-        let statement = InsertJobsStatement(ids: ids, jobs: jobs, fairShare: fairShare)
-        let inserted = try await client.withTransaction(logger: logger) { connection -> Set<UUID> in
-            var inserted = Set<UUID>()
-            for try await id in try await connection.execute(statement, logger: logger) { inserted.insert(id) }
-            return inserted
-        }
+        let statement = EnqueueJobsStatement(jobs: JobInsertArguments(ids: ids, jobs: jobs, fairShare: fairShare))
+        var inserted = Set<UUID>()
+        for try await landed in try await client.execute(statement, logger: logger) { inserted.formUnion(landed) }
         var results = zip(ids, jobs).map { EnqueuedJob(id: $0.0, inserted: inserted.contains($0.0)) }
         // Jobs that hit an idempotency key: answer with the job that already holds the key.
         let conflicts = results.indices.filter { !results[$0].inserted }
@@ -101,45 +98,23 @@ extension JobQueue {
     }
 }
 
-/// The batch insert, prepared once per connection (enqueue is the API's hottest statement).
-/// One row per element of the parallel arrays; a job whose (owner, idempotency key) exists is
-/// skipped and its id left out of the result. A job enqueued without a run_at gets its
-/// fair-share tag here (`atelier_fair_tags`, migration 0017: after its owner's last queued job,
-/// or at the turn being served); one given a run_at is tagged by the claim when that time comes.
-struct InsertJobsStatement: PostgresPreparedStatement {
-    static let name = "atelier_insert_jobs_v6"
-    static let sql = """
-        WITH input AS (
-            SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[],
-                                 $8::float8[], $9::text[], $10::text[], $11::text[], $12::text[], $14::int[],
-                                 $15::text[])
-                WITH ORDINALITY
-                AS t(id, kind, queue, priority, owner, payload, max_attempts, run_at, idempotency_key, request_id,
-                     parent_id, follow_up, timeout_ms, unique_key, ord)
-        ), tags AS (
-            -- $16: the priority of each job due now, -1000 (no priority is) for one given a
-            -- run_at, which the claim tags when its time comes.
-            SELECT f.ord, f.tag FROM atelier_fair_tags($13, $5::text[], array_replace($16::int[], -1000, NULL)) f
-        )
-        INSERT INTO jobs (id, kind, queue, priority, owner, payload, max_attempts, run_at,
-                          idempotency_key, request_id, parent_id, follow_up, fair_tag, timeout_ms, unique_key)
-        SELECT i.id, i.kind, i.queue, i.priority, i.owner, i.payload::jsonb, i.max_attempts,
-               CASE WHEN i.run_at < 0 THEN now() ELSE to_timestamp(i.run_at) END,
-               NULLIF(i.idempotency_key, ''), NULLIF(i.request_id, ''), NULLIF(i.parent_id, '')::uuid,
-               NULLIF(i.follow_up, '')::jsonb, g.tag, NULLIF(i.timeout_ms, 0),
-               NULLIF(i.unique_key, '')
-          FROM input i LEFT JOIN tags g ON g.ord = i.ord
-        ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING id
-        """
-
-    typealias Row = UUID
-
+/// The batch insert's arguments, in `atelier_insert_jobs`'s order (migration 0028): one element
+/// per job in each array. A job whose (owner, idempotency key) exists is skipped and its id left
+/// out of the result. A job enqueued without a run_at gets its fair-share tag in the insert
+/// (`atelier_fair_tags`, migration 0017: after its owner's last queued job, or at the turn being
+/// served); one given a run_at is tagged by the claim when that time comes.
+struct JobInsertArguments: Sendable {
     var ids: [UUID]
     var jobs: [NewJob]
     var fairShare: Bool
 
-    func makeBindings() throws -> PostgresBindings {
+    /// `$1` … `$16`, cast as the function's parameters are.
+    static let placeholders = """
+        $1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[], $8::float8[], $9::text[], \
+        $10::text[], $11::text[], $12::text[], $13::boolean, $14::int[], $15::text[], $16::int[]
+        """
+
+    func bindings() -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 16)
         bindings.append(ids)
         bindings.append(jobs.map(\.kind))
@@ -157,9 +132,40 @@ struct InsertJobsStatement: PostgresPreparedStatement {
         // Validated to 1 ms … 7 days, so it fits; 0 stands for none.
         bindings.append(jobs.map { $0.timeout.map { Int(max(1, $0.milliseconds)) } ?? 0 })
         bindings.append(jobs.map { $0.unique?.key ?? "" })
+        // The priority of each job due now; -1000 (no priority is) for one given a run_at.
         bindings.append(jobs.map { $0.runAt == nil ? $0.priority : -1000 })
         return bindings
     }
+}
+
+/// The enqueue (the API's hottest statement), prepared once per connection: the insert and its
+/// commit in one CALL, answering with the ids inserted. Must not run inside a transaction block
+/// (a procedure's COMMIT is refused there); ``InsertJobsStatement`` is the insert for one.
+struct EnqueueJobsStatement: PostgresPreparedStatement {
+    static let name = "atelier_enqueue_jobs_v1"
+    static let sql = "CALL atelier_enqueue_jobs(\(JobInsertArguments.placeholders), NULL)"
+
+    typealias Row = [UUID]
+
+    var jobs: JobInsertArguments
+
+    func makeBindings() throws -> PostgresBindings { jobs.bindings() }
+
+    func decodeRow(_ row: PostgresRow) throws -> [UUID] {
+        try row.decode([UUID].self)
+    }
+}
+
+/// The insert alone, inside a caller's transaction (the unique enqueue's): the ids inserted.
+struct InsertJobsStatement: PostgresPreparedStatement {
+    static let name = "atelier_insert_jobs_v7"
+    static let sql = "SELECT atelier_insert_jobs(\(JobInsertArguments.placeholders))"
+
+    typealias Row = UUID
+
+    var jobs: JobInsertArguments
+
+    func makeBindings() throws -> PostgresBindings { jobs.bindings() }
 
     func decodeRow(_ row: PostgresRow) throws -> UUID {
         try row.decode(UUID.self)

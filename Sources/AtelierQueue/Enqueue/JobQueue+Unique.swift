@@ -29,7 +29,8 @@ extension JobQueue {
                 return EnqueuedJob(id: existing, inserted: false, duplicate: true)
             }
             var inserted = false
-            let rows = try await connection.execute(InsertJobsStatement(ids: [id], jobs: [job], fairShare: fairShare), logger: logger)
+            let rows = try await connection.execute(
+                InsertJobsStatement(jobs: JobInsertArguments(ids: [id], jobs: [job], fairShare: fairShare)), logger: logger)
             for try await _ in rows { inserted = true }
             if inserted { return EnqueuedJob(id: id, inserted: true) }
             // The idempotency key was taken: the job that holds it is the answer.
