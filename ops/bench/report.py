@@ -90,6 +90,7 @@ def median_row(group):
 
 COSTS = [
     ("pg_cpu_us_per_job", "PostgreSQL CPU µs"),
+    ("client_cpu_us_per_job", "workers' and harness's CPU µs"),
     ("xacts_per_job", "transactions"),
     ("rows_per_job", "rows written"),
     ("non_hot_updates_per_job", "updates not HOT"),
