@@ -138,7 +138,7 @@ let package = Package(
         // check, a query's embedding, a chat answer): so many at once, so many waiting, then 503.
         .target(
             name: "AtelierLanes",
-            dependencies: [.product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // Accounts: users (scrypt passwords), access tokens (JWTs), refresh tokens rotated in
         // families, revoked access tokens, Sign in with Apple (identity tokens against Apple's keys).

@@ -7,7 +7,7 @@ import XCTest
 
 /// Costly request work runs in bounded lanes (``ServerLanes``). With every place and the whole
 /// line of the probes lane taken, an upload is refused at once — `503 BusyError` with
-/// `Retry-After`, nothing stored — while work that needs no probe goes on as before: `/health`,
+/// `Retry-After`, nothing stored, the connection closed without reading the body — while work that needs no probe goes on as before: `/health`,
 /// a job without an image, its poll and its event stream. A freed lane takes uploads again.
 /// (The places are taken with ``WorkLane/hold()``, not by requests that happen to be slow.)
 final class BusyLaneTests: APITestCase {
@@ -31,12 +31,25 @@ final class BusyLaneTests: APITestCase {
         let stored = try await db.scalar("SELECT count(*)::int FROM jobs", as: Int.self)
         XCTAssertEqual(stored, 0, "nothing stored for the refused upload")
 
+        // Refused from its headers: the answer closes the connection, and the server does not
+        // wait for (or read) the rest of the body — here 1 MB announced, 1 KB sent.
+        let port = Int(baseURL.split(separator: ":").last!)!
+        let upload = try RawHTTPConnection(port: port)
+        upload.send("POST /v1/jobs HTTP/1.1\r\nHost: test\r\nX-App-Token: \(token)\r\n"
+                    + "Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 1000000\r\n\r\n")
+        upload.send(String(repeating: "x", count: 1024))
+        let answer = upload.read(until: "}")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 503"), answer)
+        XCTAssertTrue(answer.lowercased().contains("connection: close"), answer)
+        XCTAssertTrue(answer.lowercased().contains("retry-after: 1"), answer)
+        XCTAssertTrue(upload.waitForClose(), "the connection is closed without the rest of the body")
+
         try await XCTAssertEqualAsync(try await request(.GET, "/health", token: .some(nil)).status, 200)
         let id = try await createJob(kind: "noop")
         let poll = try await request(.GET, "/v1/jobs/\(id)")
         XCTAssertEqual(poll.status, 200, "a poll needs no lane")
         let metrics = try await request(.GET, "/metrics", token: .some(nil))
-        XCTAssertTrue(metrics.text.contains(#"atelier_lane_refused{lane="image probes"} 1"#), metrics.text)
+        XCTAssertTrue(metrics.text.contains(#"atelier_lane_refused{lane="image probes"} 2"#), metrics.text)
 
         try await full.release()
         let (again, againType) = multipart([("kind", "echo")], image: TestImages.png(width: 64, height: 48))

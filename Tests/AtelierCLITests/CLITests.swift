@@ -285,6 +285,9 @@ final class CLITests: DatabaseTestCase {
             ("ATELIER_LISTEN", "127.0.0.1:5005,127.0.0.1:5005", "ATELIER_LISTEN must be host:port or several, comma-separated"),
             ("ATELIER_LISTEN", "127.0.0.1:5005,", "ATELIER_LISTEN must be host:port or several, comma-separated"),
             ("ATELIER_TRUSTED_HOSTS", "192.168.1.20,evil/path", "ATELIER_TRUSTED_HOSTS must be host names or IP addresses"),
+            ("ATELIER_LANE_PROBES", "2,64,90s", "ATELIER_LANE_PROBES must be concurrency,queue[,max_wait]"),
+            ("ATELIER_LANE_PROBES", "2,64,soon", "ATELIER_LANE_PROBES must be concurrency,queue[,max_wait]"),
+            ("ATELIER_LANE_CHAT", "0,16", "ATELIER_LANE_CHAT must be concurrency,queue[,max_wait]"),
         ]
         for (name, value, says) in cases {
             let serve = try await AtelierProcess.run(["serve"], database: db.url, environment: valid.merging([name: value]) { $1 })

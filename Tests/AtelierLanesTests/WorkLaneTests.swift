@@ -2,9 +2,11 @@ import AtelierLanes
 import Synchronization
 import XCTest
 
-/// A lane's places and line, decided by counts, never by time: work past them is refused at
-/// once, a freed place goes to the first in line, and a waiter that gives up leaves the line.
-/// (Waits below are for a state the lane reaches, however long that takes.)
+/// A lane's places, line and deadline: work that would wait too long — past the line's length,
+/// or past the deadline by the lane's recent pace — is refused at once, a freed place goes to
+/// the first in line (unless it waited past the deadline: then it is refused), and a waiter that
+/// gives up leaves the line. Time is the test's own clock (``ManualClock``), moved by hand; waits
+/// below are for a state the lane reaches, however long that takes.
 final class WorkLaneTests: XCTestCase {
     func testAFullLaneRefusesAtOnceAndAFreedPlaceGoesToTheFirstInLine() async throws {
         let lane = WorkLane(name: "test work", concurrency: 1, queueLimit: 2)
@@ -48,6 +50,59 @@ final class WorkLaneTests: XCTestCase {
         running.release()
         try await waiter.value.release()
         XCTAssertNoThrow(try lane.refuseIfFull())
+    }
+
+    /// With a long line, the deadline decides: items that held their place 1 s each make a lane
+    /// of one place take two waiters (1 s and 2 s away) and refuse the third (3 s), before and
+    /// after the body (``WorkLane/refuseIfFull()``).
+    func testTheLaneRefusesWhatWouldWaitPastTheDeadlineByItsPace() async throws {
+        let clock = ManualClock()
+        let lane = WorkLane(name: "test work", concurrency: 1, queueLimit: 100, maxWait: .seconds(2), now: clock.now)
+        let first = try await lane.hold()
+        clock.advance(.seconds(1))
+        first.release()
+        XCTAssertEqual(lane.expectedWait, .zero, "a free place")
+
+        let running = try await lane.hold()
+        XCTAssertEqual(lane.expectedWait, .seconds(1))
+        let waiters = (0..<2).map { _ in Task { try await lane.hold() } }
+        try await waitUntil { lane.load.waiting == 2 }
+        XCTAssertEqual(lane.expectedWait, .seconds(3))
+        XCTAssertThrowsError(try lane.refuseIfFull()) { XCTAssertTrue($0 is LaneFullError) }
+        do {
+            _ = try await lane.hold()
+            XCTFail("an item 3 s away was let into a lane with a 2 s deadline")
+        } catch is LaneFullError {}
+        XCTAssertEqual(lane.load.refused, 2)
+
+        running.release()
+        for waiter in waiters { try await waiter.value.release() }
+        XCTAssertEqual(lane.load.running, 0)
+        XCTAssertEqual(lane.load.waiting, 0)
+    }
+
+    /// The pace can change while a request waits: one that has waited past the deadline when its
+    /// turn comes is refused, and the place goes to the next in line.
+    func testAWaiterPastTheDeadlineIsRefusedWhenItsTurnComes() async throws {
+        let clock = ManualClock()
+        let lane = WorkLane(name: "test work", concurrency: 1, queueLimit: 10, maxWait: .seconds(2), now: clock.now)
+        let running = try await lane.hold()
+        let late = Task { try await lane.run { "late" } }
+        try await waitUntil { lane.load.waiting == 1 }
+        clock.advance(.seconds(3))
+        let onTime = Task { try await lane.run { "on time" } }
+        try await waitUntil { lane.load.waiting == 2 }
+        running.release()
+        do {
+            _ = try await late.value
+            XCTFail("a request that waited 3 s in a lane with a 2 s deadline was served")
+        } catch let error as LaneFullError {
+            XCTAssertEqual(error, LaneFullError(lane: "test work", retryAfterSeconds: 1))
+        }
+        let served = try await onTime.value
+        XCTAssertEqual(served, "on time")
+        XCTAssertEqual(lane.load.refused, 1)
+        XCTAssertEqual(lane.load.running, 0)
     }
 
     func testAWaiterThatIsCancelledLeavesTheLine() async throws {
@@ -107,4 +162,11 @@ private final class PeakCounter: Sendable {
     func enter() { counts.withLock { $0.now += 1; $0.highest = max($0.highest, $0.now) } }
     func leave() { counts.withLock { $0.now -= 1 } }
     var highest: Int { counts.withLock { $0.highest } }
+}
+
+/// A clock the test moves by hand.
+private final class ManualClock: Sendable {
+    private let time = Mutex(Duration.zero)
+    var now: @Sendable () -> Duration { { [self] in time.withLock { $0 } } }
+    func advance(_ by: Duration) { time.withLock { $0 += by } }
 }

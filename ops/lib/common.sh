@@ -459,3 +459,18 @@ build() {
   ATELIER_BIN="$(swift build -c "$configuration" --show-bin-path)/atelier"
   export ATELIER_BIN
 }
+
+# build_ref REF — the release binary of commit REF, built once in a worktree of the state dir
+# (A/B benchmarks against an older build: ./ops/bench/queue --compare, ./ops/bench/uploads).
+# Sets REF_SHA (7 digits) and REF_BIN.
+build_ref() {
+  REF_SHA="$(git -C "$REPO" rev-parse --short=7 "$1^{commit}")" || die "$1: no such commit"
+  local tree="$STATE_DIR/ref-$REF_SHA"
+  if [ ! -x "$tree/.build/release/atelier" ]; then
+    [ -d "$tree" ] || git -C "$REPO" worktree add --detach "$tree" "$REF_SHA" >/dev/null
+    log "building $REF_SHA (release) in $tree; log in $tree.build.log"
+    (cd "$tree" && swift build -c release --product atelier >"$tree.build.log" 2>&1) ||
+      die "the build of $REF_SHA failed (log: $tree.build.log)"
+  fi
+  REF_BIN="$tree/.build/release/atelier"
+}

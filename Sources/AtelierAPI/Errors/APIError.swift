@@ -1,4 +1,5 @@
 import AtelierJobs
+import AtelierLanes
 import HTTPTypes
 import Hummingbird
 import Foundation
@@ -69,6 +70,15 @@ package struct APIError: Error, Sendable, Equatable {
 
     package static func unavailable(_ message: String) -> APIError {
         APIError(.serviceUnavailable, "ServiceUnavailableError", message, headers: [.retryAfter: "5"])
+    }
+
+    /// A lane would make the request wait too long (``LaneFullError``): 503 with `Retry-After`.
+    /// `closing`: the request's body was not read, so the answer closes the connection
+    /// (``ClosingAnswerHandler``) instead of reading the body only to throw it away.
+    package static func busy(_ error: LaneFullError, closing: Bool = false) -> APIError {
+        var headers: HTTPFields = [.retryAfter: String(error.retryAfterSeconds)]
+        if closing { headers[.connection] = "close" }
+        return APIError(.serviceUnavailable, "BusyError", error.message, details: ["lane": error.lane], headers: headers)
     }
 
     package static func `internal`(_ requestID: String = "") -> APIError {

@@ -26,8 +26,7 @@ package enum ErrorMapping {
                 return .internal(requestID)
             }
         case let error as LaneFullError:
-            return APIError(.serviceUnavailable, "BusyError", error.message,
-                            details: ["lane": error.lane], headers: [.retryAfter: String(error.retryAfterSeconds)])
+            return .busy(error)
         case let error as ConfigurationError:
             logger.error("server misconfigured", metadata: ["error": "\(error)"])
             return .internal(requestID)

@@ -11,8 +11,9 @@ import Synchronization
 /// `100 Continue` through ``ContinueTickets/release(_:)`` only once the request has passed
 /// every check that needs no body — authentication, rate limits, quotas, Content-Length within
 /// the limit (``RequestBodies/collect(_:context:limit:)``). A route that answers first sends its
-/// final status instead; the client then never sends the body, so the connection is closed after
-/// that answer rather than left waiting for bytes that will not come.
+/// final status instead; the client then never sends the body, so that answer says
+/// `Connection: close` and the connection is closed after it (``ClosingAnswerHandler``) rather
+/// than left waiting for bytes that will not come.
 final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -22,7 +23,6 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     static let ticketField = HTTPField.Name("X-Atelier-Continue-Ticket")!
 
     private var ticket: UInt64?
-    private var closeAfterResponse = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data) else {
@@ -59,18 +59,11 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
                 // A final answer before the body was asked for: the client will not send it.
                 ContinueTickets.shared.withdraw(id)
                 ticket = nil
-                closeAfterResponse = true
                 response.headerFields[.connection] = "close"
                 context.write(wrapOutboundOut(.head(response)), promise: promise)
                 return
             }
             context.write(data, promise: promise)
-        case .end where closeAfterResponse:
-            closeAfterResponse = false
-            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            let written = context.writeAndFlush(data)
-            written.cascade(to: promise)
-            written.whenComplete { _ in bound.value.close(promise: nil) }
         default:
             context.write(data, promise: promise)
         }

@@ -116,14 +116,20 @@ package struct JobIntake: Sendable {
     }
 
     /// 503 at once, before the body is read, when `request` looks like an upload (a form, or a
-    /// body larger than a job's options may be) and the probes lane has no room: reading 25 MB
-    /// only to refuse it would spend the event loops every other request needs. The probe itself
-    /// may still find the lane full (then the same 503, after the body).
+    /// body larger than a job's options may be) and its probe would wait past the probes lane's
+    /// deadline: reading 25 MB only to refuse it would spend the event loops every other request
+    /// needs. The answer closes the connection, so the body is never read (``APIError/busy(_:closing:)``).
+    /// The probe itself may still be refused once the body is in (then the same 503, and the
+    /// connection stays open).
     package func refuseUploadIfProbesFull(_ request: Request) throws {
         let form = request.headers[.contentType]?.lowercased().hasPrefix("multipart/") ?? false
         let length = request.headers[.contentLength].flatMap { ByteRange.digits(Substring($0)) }
         guard form || length.map({ $0 > JobSubmission.maxOptionsBytes }) ?? true else { return }
-        try probes.refuseIfFull()
+        do {
+            try probes.refuseIfFull()
+        } catch {
+            throw APIError.busy(error, closing: true)
+        }
     }
 
     /// Format, size and limits from the header alone: a 100000×100000 PNG or a damaged file

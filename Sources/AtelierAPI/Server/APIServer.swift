@@ -213,7 +213,7 @@ public final class APIServer: Sendable {
         let address = configuration.listen[index]
         return Application(
             responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ReceiveBufferSizing(), ExpectContinueHandler()],
+            server: .http1(configuration: .init(additionalChannelHandlers: [ReceiveBufferSizing(), ClosingAnswerHandler(), ExpectContinueHandler()],
                                                 idleTimeout: TimeAmount(configuration.httpIdleTimeout))),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "atelier"),
             services: services,

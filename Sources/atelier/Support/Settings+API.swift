@@ -164,16 +164,25 @@ extension Settings {
 }
 
 extension Settings {
-    /// A lane's `concurrency,queue` (e.g. `2,16`): 1…32 at once, 0…10000 waiting.
+    /// A lane's `concurrency,queue[,max_wait]` (e.g. `2,64` or `2,64,2s`): 1…32 at once, 0…10000
+    /// waiting, each for at most 0…60 s (2 s when not given).
     func laneLimits(_ name: String) throws -> ServerLanes.Limits? {
         guard let text = string(name) else { return nil }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let concurrency = Int(parts[0]), let queue = Int(parts[1]),
+        let usage = "\(name) must be concurrency,queue[,max_wait] — 1…\(ServerLanes.threadCapacity) at once, 0…10000 waiting, "
+            + "each for at most 0s…60s (e.g. 2,64 or 2,64,2s), got '\(text.prefix(64))'"
+        guard (2...3).contains(parts.count), let concurrency = Int(parts[0]), let queue = Int(parts[1]),
               (1...ServerLanes.threadCapacity).contains(concurrency), (0...10_000).contains(queue) else {
-            throw ConfigurationError("\(name) must be concurrency,queue — 1…\(ServerLanes.threadCapacity) at once and 0…10000 waiting "
-                + "(e.g. 2,16), got '\(text)'")
+            throw ConfigurationError(usage)
         }
-        return ServerLanes.Limits(concurrency: concurrency, queue: queue)
+        var limits = ServerLanes.Limits(concurrency: concurrency, queue: queue)
+        if parts.count == 3 {
+            guard let maxWait = try? DurationText.parse(parts[2]), maxWait >= .zero, maxWait <= .seconds(60) else {
+                throw ConfigurationError(usage)
+            }
+            limits.maxWait = maxWait
+        }
+        return limits
     }
 
     /// `ATELIER_IMAGE_MAX_PIXELS` (default 50 MP) and `ATELIER_IMAGE_MAX_SIDE` (20000 px): the
