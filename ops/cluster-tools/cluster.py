@@ -16,13 +16,18 @@ The proof (default):
 3. At 30 % of the sending window, while work1 runs a job, work1 loses power: its network link goes down, then every
    process on it is SIGKILLed, so PostgreSQL never hears of it and its jobs come back only when
    their leases expire (the host returns at 80 %; when the cut strands none of its jobs, work1 is
-   started again and cut again); at 55 % db's PostgreSQL is stopped (fast) for
-   --outage seconds and started again.
+   started again and cut again); at 55 % db's PostgreSQL vanishes for --outage seconds and comes
+   back: every connection open to it goes silent (db drops their packets, both ways, from then
+   on: no FIN, no RST, no answer — as when a database host loses power or a container's network
+   is torn down), PostgreSQL is stopped, then started again on the same address; only new
+   connections reach it.
 4. Checks: lost (never accepted, or not succeeded), duplicated (two jobs for one key, or two
    `succeeded` events for one job), wrong (a result that is not what the kind makes, a blob that
    cannot be downloaded from the store or differs from the result, a stream that ended on a
-   different event than the job). Prints p50/p99 completion and per-host counts; exit 1 unless
-   lost = duplicated = wrong = 0.
+   different event than the job), stalled (a worker process running through the outage that
+   starts no job within --stall-limit seconds of PostgreSQL's return, while jobs wait) and slow
+   to stop (a process that has not exited --stop-limit seconds after SIGTERM). Prints p50/p99
+   completion and per-host counts; exit 1 unless every one of them is 0.
 
 --throughput: N stylize jobs enqueued into the paused queue and drained by work1 alone, then N
 more by work1 and work2; jobs/s each (first start to last finish) and the ratio (on one 2-core machine the hosts share the cores: it shows the cost of the split).
@@ -121,19 +126,76 @@ class Hosts:
             process.wait()
         return len(pids)
 
-    def stop_all(self):
+    def stop_all(self, limit=60.0):
+        """SIGTERM to every process; the hosts whose process had not exited within `limit`
+        seconds (it is then killed)."""
+        signalled = time.time()
         for process in self.processes.values():
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
-        for process in self.processes.values():
+        slow = []
+        for host, process in self.processes.items():
             try:
-                process.wait(60)
+                process.wait(max(0.1, signalled + limit - time.time()))
             except subprocess.TimeoutExpired:
+                slow.append(host)
                 process.kill()
+                process.wait()
+        return slow
 
 
 def psql(sql):
     return subprocess.run(ENV["CLUSTER_PSQL"].split() + ["-c", sql], capture_output=True, text=True, timeout=120)
+
+
+def psql_now():
+    """The database's clock, as text PostgreSQL reads back."""
+    result = psql("SELECT now()::text")
+    if result.returncode != 0:
+        raise SystemExit(f"could not read the database's clock: {result.stderr}")
+    return result.stdout.strip()
+
+
+def vanish_postgres(outage):
+    """db's PostgreSQL goes away without a word: every connection open to it is silenced (db drops
+    its packets both ways with nftables: no FIN, RST or answer reaches the other end, ever), the
+    server is stopped, and after `outage` seconds started again on the same address, where new
+    connections reach it. The other hosts' processes must notice their dead connections by
+    themselves. Returns how many connections were silenced."""
+    db = ["ip", "netns", "exec", f"{NS}-db"]
+    listed = subprocess.run(db + ["ss", "-Htn", "state", "established", "( sport = :5432 )"],
+                            capture_output=True, text=True, check=True).stdout.split("\n")
+    peers = [line.split()[-1].rsplit(":", 1) for line in listed if line.strip()]
+    rules = ["table inet atelier_vanished {", "  chain input { type filter hook input priority 0; policy accept;"]
+    rules += [f"    ip saddr {address} tcp sport {port} tcp dport 5432 drop" for address, port in peers]
+    rules += ["  }", "  chain output { type filter hook output priority 0; policy accept;"]
+    rules += [f"    ip daddr {address} tcp dport {port} tcp sport 5432 drop" for address, port in peers]
+    rules += ["  }", "}"]
+    subprocess.run(db + ["nft", "-f", "-"], input="\n".join(rules), text=True, check=True)
+    log(f"db: PostgreSQL vanishes for {outage:g} s ({len(peers)} connections silenced for good)")
+    stopped = subprocess.run(ENV["CLUSTER_PG_STOP"].replace("-m fast", "-m immediate"), shell=True, capture_output=True, text=True)
+    if stopped.returncode != 0:
+        raise SystemExit(f"pg_ctl stop failed: {stopped.stderr}")
+    time.sleep(outage)
+    subprocess.run(ENV["CLUSTER_PG_START"], shell=True, check=True, capture_output=True)
+    log("db: PostgreSQL started again")
+    return len(peers)
+
+
+def stalled_workers(back_at, limit):
+    """The worker processes that started a job before PostgreSQL vanished and none within `limit`
+    seconds of its return, though jobs were queued then (each with the job it was given last)."""
+    result = psql(f"""
+        WITH before AS (SELECT DISTINCT e.data ->> 'worker' AS worker FROM job_events e
+                         WHERE e.type = 'running' AND e.created_at < '{back_at}'),
+             after AS (SELECT DISTINCT e.data ->> 'worker' AS worker FROM job_events e
+                        WHERE e.type = 'running' AND e.created_at >= '{back_at}'
+                          AND e.created_at < '{back_at}'::timestamptz + interval '{limit} seconds')
+        SELECT coalesce(json_agg(worker), '[]') FROM before
+         WHERE worker NOT IN (SELECT worker FROM after) AND split_part(worker, '/', 1) <> 'work1'""")
+    if result.returncode != 0:
+        raise SystemExit(f"could not read the workers' jobs: {result.stderr}")
+    return json.loads(result.stdout)
 
 
 def running_on(host):
@@ -316,13 +378,8 @@ def run_proof(args, hosts, photos, token, rng, seed):
         hosts.start("work1")
     events["work1_jobs_stranded"] = stranded
     at(0.55)
-    log(f"db: stopping PostgreSQL for {args.outage:g} s")
-    stopped = subprocess.run(ENV["CLUSTER_PG_STOP"], shell=True, capture_output=True, text=True)
-    if stopped.returncode != 0:
-        raise SystemExit(f"pg_ctl stop failed: {stopped.stderr}")
-    time.sleep(args.outage)
-    subprocess.run(ENV["CLUSTER_PG_START"], shell=True, check=True, capture_output=True)
-    log("db: PostgreSQL started again")
+    events["silenced_connections"] = vanish_postgres(args.outage)
+    events["postgres_back_at"] = psql_now()
     at(0.80)
     if "work1" not in hosts.processes:
         hosts.start("work1")
@@ -419,9 +476,11 @@ def proof(args, hosts, photos, token, rng, seed):
         f"logs in {CLUSTER_DIR / 'logs'}")
     mark = LogMark([CLUSTER_DIR / "logs" / f"{host}.log" for host in ("work1", "work2")])
     specs, accepted, final, downloads, streams, counts, events, elapsed = run_proof(args, hosts, photos, token, rng, seed)
-    hosts.stop_all()
+    slow_to_stop = hosts.stop_all(args.stop_limit)
     abandoned = mark.abandoned_handlers()
     rows, lost, duplicated, wrong = check_proof(specs, accepted, final, downloads, streams, photos)
+    # work1 is off (power cut) when PostgreSQL vanishes, so its processes are not counted.
+    stalled = stalled_workers(events["postgres_back_at"], args.stall_limit)
 
     times = sorted(row["ms"] for row in rows if row["state"] == "succeeded" and row["ms"] is not None)
     ran_on, finished_on = {}, {}
@@ -448,6 +507,7 @@ def proof(args, hosts, photos, token, rng, seed):
         "rescued_lease_expired": sum(1 for e in requeues if "lease expired" in e),
         "rescued_process_gone": sum(1 for e in requeues if "process is gone" in e),
         "handlers_abandoned": len(abandoned),
+        "stalled_after_outage": stalled, "slow_to_stop": slow_to_stop,
         "streams": len(streams), "streams_resumed": sum(1 for s in streams.values() if s[2] > 0),
         "downloads_from_store": sum(1 for d in downloads.values() if d[0] == 200 and d[2] == STORE),
         "download_bytes": sum(len(d[1]) for d in downloads.values()),
@@ -458,11 +518,16 @@ def proof(args, hosts, photos, token, rng, seed):
     for title, items in (("lost", lost), ("duplicated", duplicated), ("wrong", wrong)):
         for key, why in items[:20]:
             log(f"{title}: {key} — {why}")
+    for worker in stalled:
+        log(f"stalled: worker {worker} started no job within {args.stall_limit:g} s of PostgreSQL's return")
+    for host in slow_to_stop:
+        log(f"slow to stop: {host} had not exited {args.stop_limit:g} s after SIGTERM")
     for host, line in abandoned[:20]:
         log(f"{host}: a handler did not stop when told (its job was handed back): {line[:600]}")
     print(json.dumps(summary, indent=2))
-    failed = bool(lost or duplicated or wrong)
-    log(("FAILED" if failed else "OK") + f": lost {len(lost)}, duplicated {len(duplicated)}, wrong {len(wrong)}; "
+    failed = bool(lost or duplicated or wrong or stalled or slow_to_stop)
+    log(("FAILED" if failed else "OK") + f": lost {len(lost)}, duplicated {len(duplicated)}, wrong {len(wrong)}, "
+        f"stalled {len(stalled)}, slow to stop {len(slow_to_stop)}; "
         f"p50 {summary['p50_ms']} ms, p99 {summary['p99_ms']} ms; succeeded on {summary['succeeded_on_host']}; "
         f"{summary['elapsed_s']} s")
     return 1 if failed else 0
@@ -534,6 +599,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=None, help="jobs (default 2,000; 400 with --quick; 200 with --throughput)")
     parser.add_argument("--rate", type=float, default=None, help="jobs sent per second (default 20; 10 with --quick)")
     parser.add_argument("--outage", type=float, default=5.0, help="seconds db's PostgreSQL stays down")
+    parser.add_argument("--stall-limit", type=float, default=60.0,
+                        help="seconds after PostgreSQL's return by which every worker process up through the outage starts a job")
+    parser.add_argument("--stop-limit", type=float, default=30.0, help="seconds each process has to exit after SIGTERM")
     parser.add_argument("--deadline", type=float, default=None, help="seconds to wait for every job after sending")
     parser.add_argument("--quick", action="store_true", help="400 jobs, a few minutes (CI)")
     parser.add_argument("--throughput", action="store_true", help="stylize throughput with 1, then 2 worker hosts")

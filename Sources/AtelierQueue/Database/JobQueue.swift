@@ -7,8 +7,8 @@ import PostgresNIO
 ///
 /// The operations live in extensions named after the mechanism they implement:
 /// `Enqueue/`, `Claim/`, `Completion/`, `Leases/`, `Control/`, `Maintenance/`, `Inspection/`.
-/// The connection pool must be running: call ``run()`` in a task (or hand ``client`` to a
-/// ServiceGroup) for as long as the queue is used.
+/// The connection pool must be running: call ``run()`` in a task (or a ServiceGroup's service)
+/// for as long as the queue is used.
 ///
 /// Public: what producers and operators use — enqueue; read jobs, their events and children;
 /// cancel, retry, pause and resume; stats, metrics and the worker list. The worker's side —
@@ -38,9 +38,17 @@ public final class JobQueue: Sendable {
         self.logger = logger
     }
 
-    /// Runs the connection pool until the surrounding task is cancelled.
+    /// Runs the connection pool until the surrounding task is cancelled (or, in a ServiceGroup,
+    /// shut down gracefully), and beside it the ``DeadConnectionDetector`` that makes the pool's
+    /// connections — and every other connection this process holds to the database — notice a
+    /// database that went away without a word.
     public func run() async {
-        await client.run()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.client.run() }
+            group.addTask { await DeadConnectionDetector(databasePort: self.url.port).run() }
+            await group.next()  // the pool has stopped: the detector stops with it
+            group.cancelAll()
+        }
     }
 
     /// Opens one connection and closes it: a fast, clear failure when the database is not there.

@@ -83,7 +83,7 @@ struct WorkCommand: AsyncParsableCommand {
             let worker = try Worker(queue: queue, handlers: handlers, configuration: configuration, logger: logger, blobs: blobs)
             let group = ServiceGroup(configuration: .init(
                 services: [
-                    .init(service: queue.client),
+                    .init(service: QueueConnections(queue: queue)),
                     .init(service: SchemaCheckedService(queue: queue, wait: wait, inner: worker), successTerminationBehavior: .gracefullyShutdownGroup),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
@@ -127,5 +127,15 @@ struct SchemaCheckedService: Service {
     func run() async throws {
         try await wait.retrying("the database schema") { try await Migrator.requireCurrent(client: queue.client, logger: queue.logger) }
         try await inner.run()
+    }
+}
+
+/// The queue's connection pool, with its dead-connection detector (``JobQueue/run()``), as a
+/// service: it stops last, when the worker has drained.
+private struct QueueConnections: Service {
+    let queue: JobQueue
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await queue.run() }
     }
 }
