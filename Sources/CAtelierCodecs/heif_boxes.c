@@ -1,5 +1,5 @@
 // Reading a HEIF file's boxes (heif_boxes.h): box headers and children, 'iloc' and an item's
-// extents, an item's data across them, an HEVC SPS's picture size. Every length is checked
+// extents, an item's data across them, an HEVC SPS's picture size and colour description. Every length is checked
 // against the data; what cannot be read is reported, never read past. The checks that use them,
 // and refuse a file, are heif_structure.c's.
 #include <stdlib.h>
@@ -74,9 +74,36 @@ static uint64_t exp_golomb(bit_reader *reader) {
     return ((uint64_t)1 << zeros) - 1 + bits(reader, zeros);
 }
 
-// The picture size an SPS NAL unit (2-byte header included) declares; 0 when it cannot be read
-// up to there. Emulation-prevention bytes (00 00 03) are removed first, as a decoder does.
-int ac_sps_picture_size(const uint8_t *nal, size_t length, uint64_t *width, uint64_t *height) {
+// One short-term reference picture set of an SPS (H.265 7.3.7), skipped; its number of delta
+// POCs is kept in `deltas[index]` for the sets that predict from it. 0 when out of range.
+static int skip_short_term_set(bit_reader *reader, int index, int *deltas) {
+    if (index != 0 && bits(reader, 1)) {  // inter_ref_pic_set_prediction_flag
+        bits(reader, 1);        // delta_rps_sign
+        exp_golomb(reader);     // abs_delta_rps_minus1
+        int count = 0;
+        for (int j = 0; j <= deltas[index - 1]; j++) {
+            int used = (int)bits(reader, 1);  // used_by_curr_pic_flag
+            if (used || bits(reader, 1)) count++;  // use_delta_flag
+        }
+        deltas[index] = count;
+        return count <= 32;
+    }
+    uint64_t negative = exp_golomb(reader), positive = exp_golomb(reader);
+    if (negative > 16 || positive > 16) return 0;
+    for (uint64_t i = 0; i < negative + positive; i++) {
+        exp_golomb(reader);  // delta_poc_s0/s1_minus1
+        bits(reader, 1);     // used_by_curr_pic_s0/s1_flag
+    }
+    deltas[index] = (int)(negative + positive);
+    return 1;
+}
+
+// What an SPS NAL unit (2-byte header included) declares: its picture size, and the colour
+// description of its VUI (H.265 7.3.2.2, E.2.1). Emulation-prevention bytes (00 00 03) are
+// removed first, as a decoder does. 0 when it cannot be read as far as the colour description
+// (or the VUI's absence) within SPS_READ_BYTES, or a count in it is out of range.
+int ac_sps_read(const uint8_t *nal, size_t length, ac_sps *sps) {
+    memset(sps, 0, sizeof *sps);
     uint8_t rbsp[SPS_READ_BYTES];
     size_t count = 0, zeros = 0;
     for (size_t i = 2; i < length && count < sizeof rbsp; i++) {
@@ -104,8 +131,67 @@ int ac_sps_picture_size(const uint8_t *nal, size_t length, uint64_t *width, uint
     }
     exp_golomb(&reader);  // sps_seq_parameter_set_id
     if (exp_golomb(&reader) == 3) bits(&reader, 1);  // chroma_format_idc; separate_colour_plane_flag
-    *width = exp_golomb(&reader);
-    *height = exp_golomb(&reader);
+    sps->width = exp_golomb(&reader);
+    sps->height = exp_golomb(&reader);
+    if (reader.overrun) return 0;
+    sps->has_size = 1;
+    if (bits(&reader, 1)) {  // conformance_window_flag
+        for (int i = 0; i < 4; i++) exp_golomb(&reader);
+    }
+    exp_golomb(&reader);  // bit_depth_luma_minus8
+    exp_golomb(&reader);  // bit_depth_chroma_minus8
+    uint64_t poc_bits = exp_golomb(&reader) + 4;  // log2_max_pic_order_cnt_lsb_minus4
+    if (poc_bits > 16) return 0;
+    int ordering_for_all = (int)bits(&reader, 1);  // sps_sub_layer_ordering_info_present_flag
+    for (int i = ordering_for_all ? 0 : sub_layers; i <= sub_layers; i++) {
+        for (int k = 0; k < 3; k++) exp_golomb(&reader);  // max_dec_pic_buffering, num_reorder, latency
+    }
+    for (int i = 0; i < 6; i++) exp_golomb(&reader);  // coding and transform block sizes and depths
+    if (bits(&reader, 1) && bits(&reader, 1)) {  // scaling_list_enabled_flag, sps_scaling_list_data_present_flag
+        for (int size = 0; size < 4 && !reader.overrun; size++) {
+            for (int matrix = 0; matrix < 6; matrix += size == 3 ? 3 : 1) {
+                if (!bits(&reader, 1)) {  // scaling_list_pred_mode_flag
+                    exp_golomb(&reader);  // scaling_list_pred_matrix_id_delta
+                    continue;
+                }
+                int coefficients = size == 0 ? 16 : 64;
+                if (size > 1) exp_golomb(&reader);  // scaling_list_dc_coef_minus8
+                for (int i = 0; i < coefficients && !reader.overrun; i++) exp_golomb(&reader);
+            }
+        }
+    }
+    bits(&reader, 2);  // amp_enabled_flag, sample_adaptive_offset_enabled_flag
+    if (bits(&reader, 1)) {  // pcm_enabled_flag
+        bits(&reader, 8);  // pcm sample bit depths
+        exp_golomb(&reader);
+        exp_golomb(&reader);
+        bits(&reader, 1);
+    }
+    uint64_t sets = exp_golomb(&reader);  // num_short_term_ref_pic_sets
+    if (sets > 64) return 0;
+    int deltas[64] = {0};
+    for (int i = 0; i < (int)sets && !reader.overrun; i++) {
+        if (!skip_short_term_set(&reader, i, deltas)) return 0;
+    }
+    if (bits(&reader, 1)) {  // long_term_ref_pics_present_flag
+        uint64_t long_term = exp_golomb(&reader);
+        if (long_term > 32) return 0;
+        for (uint64_t i = 0; i < long_term && !reader.overrun; i++) bits(&reader, (int)poc_bits + 1);
+    }
+    bits(&reader, 2);  // sps_temporal_mvp_enabled_flag, strong_intra_smoothing_enabled_flag
+    if (bits(&reader, 1)) {  // vui_parameters_present_flag
+        if (bits(&reader, 1) && bits(&reader, 8) == 255) bits(&reader, 32);  // aspect ratio; SAR
+        if (bits(&reader, 1)) bits(&reader, 1);  // overscan
+        if (bits(&reader, 1)) {  // video_signal_type_present_flag
+            bits(&reader, 4);    // video_format, video_full_range_flag
+            if (bits(&reader, 1)) {  // colour_description_present_flag
+                sps->has_colour = 1;
+                sps->primaries = (int)bits(&reader, 8);
+                sps->transfer = (int)bits(&reader, 8);
+                sps->matrix = (int)bits(&reader, 8);
+            }
+        }
+    }
     return !reader.overrun;
 }
 

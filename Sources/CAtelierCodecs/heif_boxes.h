@@ -22,7 +22,7 @@ enum {
 
 #define MAX_EXTENTS 32  // per item: libheif 1.15's own limit (it refuses the file past it)
 #define HEVC_SPS 33
-#define SPS_READ_BYTES 256  // far more than the fields up to the picture size can take
+#define SPS_READ_BYTES 1024  // an SPS as far as its colour description: scaling lists can take a few hundred
 
 typedef struct { size_t start, end; } span;  // [start, end) in the file
 
@@ -39,8 +39,17 @@ size_t ac_box_at(const uint8_t *data, size_t at, size_t end, uint32_t *type, siz
 // `full` skips a FullBox's version and flags (the version is kept in `version`).
 span ac_box_child(const uint8_t *data, span within, uint32_t wanted, int full, int *version);
 
-// The picture size an SPS NAL unit (2-byte header included) declares; 0 when it cannot be read.
-int ac_sps_picture_size(const uint8_t *nal, size_t length, uint64_t *width, uint64_t *height);
+// What an HEVC sequence parameter set declares, as far as these checks read it.
+typedef struct {
+    uint64_t width, height;   // the coded picture size
+    int has_size;             // read as far as the size
+    int has_colour;           // its VUI describes its colours:
+    int primaries, transfer, matrix;  // … colour_primaries, transfer_characteristics, matrix_coeffs
+} ac_sps;
+
+// Reads an SPS NAL unit (2-byte header included) as far as its VUI's colour description; 0 when
+// it cannot be read that far (`has_size` says whether the size was).
+int ac_sps_read(const uint8_t *nal, size_t length, ac_sps *sps);
 
 typedef struct {
     uint32_t item;

@@ -104,12 +104,43 @@ static int fits_either_way(uint64_t width, uint64_t height, uint64_t ispe_width,
     return (width <= ispe_width && height <= ispe_height) || (width <= ispe_height && height <= ispe_width);
 }
 
+// What the checks make of one SPS.
+enum { SPS_OK, SPS_TOO_LARGE, SPS_UNREADABLE, SPS_UNKNOWN_COLOURS };
+
+// The colour descriptions libheif 1.15 knows (its nclx tables: ITU-T H.273). Handed one it does
+// not, the libde265 plugin fails the decode and leaks the picture it made (12 KB per file,
+// found by ./ops/fuzz): such a stream is refused before it is decoded.
+static int known_colours(const ac_sps *sps) {
+    int p = sps->primaries, t = sps->transfer, m = sps->matrix;
+    int primaries = p == 1 || p == 2 || (p >= 4 && p <= 12) || p == 22;
+    int transfer = t == 1 || t == 2 || (t >= 4 && t <= 18);
+    int matrix = m <= 14 && m != 3;
+    return primaries && transfer && matrix;
+}
+
 // A coded picture may round its size up to whole coding blocks (at most 64 samples) and crop
-// back to 'ispe' with its conformance window.
-static int sps_fits(const uint8_t *nal, size_t length, uint32_t ispe_width, uint32_t ispe_height) {
-    uint64_t width = 0, height = 0;
-    if (!ac_sps_picture_size(nal, length, &width, &height)) return 0;
-    return fits_either_way(width, height, ((uint64_t)ispe_width + 63) / 64 * 64, ((uint64_t)ispe_height + 63) / 64 * 64);
+// back to 'ispe' with its conformance window; its colours must be ones libheif knows.
+static int sps_verdict(const uint8_t *nal, size_t length, uint32_t ispe_width, uint32_t ispe_height) {
+    ac_sps sps;
+    int read = ac_sps_read(nal, length, &sps);
+    if (!sps.has_size) return SPS_TOO_LARGE;  // as before: a size that cannot be read is not trusted
+    if (!fits_either_way(sps.width, sps.height, ((uint64_t)ispe_width + 63) / 64 * 64, ((uint64_t)ispe_height + 63) / 64 * 64)) {
+        return SPS_TOO_LARGE;
+    }
+    if (!read) return SPS_UNREADABLE;
+    if (sps.has_colour && !known_colours(&sps)) return SPS_UNKNOWN_COLOURS;
+    return SPS_OK;
+}
+
+static int refuse_sps(ac_result *result, int verdict) {
+    switch (verdict) {
+    case SPS_UNREADABLE:
+        return refuse(result, AC_CORRUPT, "a HEIC image's HEVC parameters cannot be read");
+    case SPS_UNKNOWN_COLOURS:
+        return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares colours that are not defined");
+    default:
+        return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares a picture larger than the image");
+    }
 }
 
 // MARK: item data
@@ -121,44 +152,48 @@ static int refuse_spans(ac_result *result, int verdict) {
 }
 
 // Every SPS in an item's data (4-byte length-prefixed NAL units, as libheif hands them to
-// libde265) must fit its 'ispe'. One pass: a unit's first bytes are peeked (at most
+// libde265) must pass sps_verdict; the first that does not is the verdict. One pass: a unit's first bytes are peeked (at most
 // SPS_READ_BYTES, never more than the unit holds), then the reader skips the unit.
-static int item_data_fits(const uint8_t *data, const span *spans, size_t count, uint32_t width, uint32_t height) {
+static int item_data_verdict(const uint8_t *data, const span *spans, size_t count, uint32_t width, uint32_t height) {
     item_reader reader = {data, spans, count, 0, 0};
     uint8_t prefix[4], nal[SPS_READ_BYTES];
     while (ac_item_peek(&reader, prefix, 4) == 4) {
         ac_item_skip(&reader, 4);
         uint64_t length = be(prefix, 4);
         size_t got = ac_item_peek(&reader, nal, length < sizeof nal ? (size_t)length : sizeof nal);
-        if (got >= 1 && ((nal[0] >> 1) & 63) == HEVC_SPS && !sps_fits(nal, got, width, height)) return 0;
+        if (got >= 1 && ((nal[0] >> 1) & 63) == HEVC_SPS) {
+            int verdict = sps_verdict(nal, got, width, height);
+            if (verdict != SPS_OK) return verdict;
+        }
         if (ac_item_skip(&reader, length) < length) break;
     }
-    return 1;
+    return SPS_OK;
 }
 
 // Every SPS in an 'hvcC' record: 22 bytes of configuration, then arrays of 2-byte
 // length-prefixed NAL units.
-static int configuration_fits(const uint8_t *data, span hvcc, uint32_t width, uint32_t height) {
-    if (hvcc.end - hvcc.start < 23) return 1;  // libheif refuses a record this short
+static int configuration_verdict(const uint8_t *data, span hvcc, uint32_t width, uint32_t height) {
+    if (hvcc.end - hvcc.start < 23) return SPS_OK;  // libheif refuses a record this short
     size_t at = hvcc.start + 22;
     int arrays = data[at++];
     for (int a = 0; a < arrays; a++) {
-        if (hvcc.end - at < 3) return 1;
+        if (hvcc.end - at < 3) return SPS_OK;
         size_t units = (size_t)be(data + at + 1, 2);
         at += 3;
         for (size_t u = 0; u < units; u++) {
-            if (hvcc.end - at < 2) return 1;
+            if (hvcc.end - at < 2) return SPS_OK;
             size_t length = (size_t)be(data + at, 2);
             at += 2;
             size_t available = hvcc.end - at < length ? hvcc.end - at : length;
             // the unit's own header says what it is (as libde265 reads it), not the array's type
-            if (available >= 1 && ((data[at] >> 1) & 63) == HEVC_SPS && !sps_fits(data + at, available, width, height)) {
-                return 0;
+            if (available >= 1 && ((data[at] >> 1) & 63) == HEVC_SPS) {
+                int verdict = sps_verdict(data + at, available, width, height);
+                if (verdict != SPS_OK) return verdict;
             }
             at += available;
         }
     }
-    return 1;
+    return SPS_OK;
 }
 
 // The canvas a derived image ('grid', 'iovl') asks for, from its descriptor: libheif 1.15
@@ -322,17 +357,15 @@ static int check_item(checker *c, item_info item, ac_result *result) {
         if (last_fit->known && last_fit->width == width && last_fit->height == height) continue;
         if (!spend(c, property.end - property.start, result)) return result->code;
         size_t header = be(c->data + property.start, 4) == 1 ? 16 : 8;
-        if (!configuration_fits(c->data, (span){property.start + header, property.end}, width, height)) {
-            return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares a picture larger than the image");
-        }
+        int sps = configuration_verdict(c->data, (span){property.start + header, property.end}, width, height);
+        if (sps != SPS_OK) return refuse_sps(result, sps);
         *last_fit = (fitted){width, height, 1};
     }
     size_t length = 0;
     for (size_t i = 0; i < spans; i++) length += c->spans[i].end - c->spans[i].start;
     if (!spend(c, length, result)) return result->code;
-    if (!item_data_fits(c->data, c->spans, spans, width, height)) {
-        return refuse(result, AC_CORRUPT, "a HEIC image's HEVC stream declares a picture larger than the image");
-    }
+    int sps = item_data_verdict(c->data, c->spans, spans, width, height);
+    if (sps != SPS_OK) return refuse_sps(result, sps);
     return AC_OK;
 }
 

@@ -14,7 +14,9 @@
 //   thread per level, until memory runs out (AC_CORRUPT);
 // - a coded image without an 'ispe' size, or whose HEVC sequence parameter sets (in its 'hvcC'
 //   or in its own data) declare a picture larger than its 'ispe': libde265 allocates for the
-//   size in the bitstream, which no libheif limit checks (AC_CORRUPT);
+//   size in the bitstream, which no libheif limit checks (AC_CORRUPT); or whose SPS cannot be
+//   read as far as its colour description, or describes colours libheif does not know: its
+//   libde265 plugin then fails the decode and leaks the picture it made (AC_CORRUPT);
 // - a coded image whose 'ispe' is over `max_pixels` (AC_TOO_LARGE);
 // - an AV1-coded image: libheif would hand it to another decoder these checks do not cover
 //   (AC_UNSUPPORTED).

@@ -1,4 +1,5 @@
 import AtelierImaging
+import CAtelierCodecs
 import Foundation
 import XCTest
 
@@ -73,6 +74,27 @@ final class ModernFormatTests: XCTestCase {
         }
         // Other formats decode in full whatever the target.
         XCTAssertEqual(try ImageCodec.decode(try ImageCodec.encodePNG(picture), minimumLongSide: 10).width, 96)
+    }
+
+    func testAHEICWhoseStreamDeclaresUnknownColoursIsRefusedBeforeDecoding() throws {
+        // Found by ./ops/fuzz: an HEVC stream whose VUI gives matrix coefficients H.273 does not
+        // define. libheif 1.15's libde265 plugin fails the decode and leaks the picture it made
+        // (12 KB a file): the structure check reads each SPS as far as its colour description
+        // and refuses the file as damaged, naming why. Real pictures' colours (the 10-bit P3 and
+        // PQ seeds carry theirs in the stream) still decode.
+        let fuzz = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fuzz")
+        let found = [UInt8](try Data(contentsOf: fuzz.appendingPathComponent(
+            "regressions/heic/leak-bf3e4fa0256842244f950c4508c648616576b5da")))
+        let (code, message) = HEIFExtentTests.cProbe(found)
+        XCTAssertEqual(code, Int32(AC_CORRUPT))
+        XCTAssertTrue(message.contains("declares colours that are not defined"), message)
+        XCTAssertThrowsError(try ImageCodec.decode(found)) { error in
+            XCTAssertEqual(error as? ImageError, .damaged(.heic))
+        }
+        for seed in ["heic.heic", "heic-10bit-p3.heic", "heic-hdr-pq.heic", "heic-alpha.heic", "heic-rotated.heic"] {
+            let bytes = [UInt8](try Data(contentsOf: fuzz.appendingPathComponent("seeds/heic/\(seed)")))
+            XCTAssertNoThrow(try ImageCodec.decode(bytes), seed)
+        }
     }
 
     func testAHEICWhoseItemReferencesLoopIsRefused() throws {
