@@ -32,6 +32,30 @@ final class FairShareTests: DatabaseTestCase {
         jobs.reduce(into: [:]) { $0[$1.owner, default: 0] += 1 }
     }
 
+    /// A job enqueued alone goes through 0029's one-job path (`atelier_fair_tag`), a batch through
+    /// `atelier_fair_tags`: for the same backlog both give the same tag — owners with a weight or
+    /// none, a newcomer, another priority, fair share off — and the job enqueued alone is stored
+    /// with it.
+    func testAJobEnqueuedAloneGetsTheTagABatchWouldGive() async throws {
+        try await db.execute("INSERT INTO owner_weights (owner, weight, updated_by) VALUES ('b', 4, 'test')")
+        _ = try await enqueue(5, owner: "a")
+        _ = try await enqueue(3, owner: "b")
+        _ = try await queue.enqueue((0..<2).map { _ in NewJob(kind: "k", priority: 5, owner: "a") })
+        _ = try await claim(4)  // the clock moves on
+        for (fair, owner, priority) in [(true, "a", 0), (true, "b", 0), (true, "newcomer", 0), (false, "a", 0),
+                                        (true, "a", 5), (true, "b", 5), (false, "newcomer", 5)] {
+            let alone = try await db.scalar(
+                "SELECT atelier_fair_tag(\(fair), \(owner), \(priority)::integer)", as: Double.self)
+            let batch = try await db.scalar(
+                "SELECT f.tag FROM atelier_fair_tags(\(fair), ARRAY[\(owner)]::text[], ARRAY[\(priority)]::integer[]) f", as: Double.self)
+            XCTAssertEqual(alone, batch, "fair \(fair), owner \(owner), priority \(priority)")
+        }
+        let expected = try await db.scalar("SELECT atelier_fair_tag(true, 'b', 0)", as: Double.self)
+        let id = try await queue.enqueue(NewJob(kind: "k", owner: "b")).id
+        let stored = try await db.scalar("SELECT fair_tag FROM jobs WHERE id = \(id)", as: Double.self)
+        XCTAssertEqual(stored, expected)
+    }
+
     func testOwnersTakeTurnsWhateverTheirBacklog() async throws {
         _ = try await enqueue(10, owner: "a")
         _ = try await enqueue(3, owner: "b")

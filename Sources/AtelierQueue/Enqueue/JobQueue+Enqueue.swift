@@ -51,7 +51,8 @@ extension JobQueue {
     /// that already holds its idempotency key.
     ///
     /// One round trip that commits before it answers (`atelier_enqueue_jobs`, migration 0028: the
-    /// insert, then COMMIT, inside one CALL), so a caller told "created" may rely on it
+    /// insert, then COMMIT, inside one CALL; a batch of one is inserted plainly, 0029), so a
+    /// caller told "created" may rely on it
     /// (docs/reliability.md, "A commit the caller can trust"). A lone INSERT would commit at the
     /// `Sync` after its `CommandComplete`, which PostgresNIO does not wait for; a commit failing
     /// between the two — the server stopping, as `pg_ctl stop -m fast` does — would go unseen.
