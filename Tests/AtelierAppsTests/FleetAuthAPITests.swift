@@ -26,6 +26,12 @@ final class FleetAuthAPITests: APITestCase {
 
     var users: UserStore { UserStore(client: db.queue.client, logger: db.queue.logger) }
 
+    /// The per-email budget is what these tests count: the passwords lane's deadline, which
+    /// follows the machine's pace (scrypt under a busy CI machine), must not answer first.
+    override func configure(_ configuration: inout APIConfiguration) {
+        configuration.lanes.passwords.maxWait = .seconds(60)
+    }
+
     func login(_ email: String, _ password: String) async throws -> Reply {
         try await request(.POST, "/api/auth/login", token: .some(nil),
                           body: try JSONEncoder().encode(LoginRequest(email: email, password: password)), contentType: "application/json")

@@ -35,13 +35,14 @@ package struct ServerLanes: Sendable {
     /// Every lane's limits, as configured.
     package struct Configuration: Sendable, Equatable {
         /// Defaults, for 2 cores: places of blocking work (probes, passwords, embeddings) may add
-        /// up to at most ``LaneThreads/capacity``. A request waits at most 2 s for a place (a chat
-        /// answer, whose provider takes seconds anyway, 10 s); the lines are long enough that the
+        /// up to at most ``LaneThreads/capacity``. A request waits at most 2 s for a place; a
+        /// sign-in (scrypt: 0.1 s or more each, a person waiting) and a chat answer (a provider
+        /// that takes seconds anyway) 10 s. The lines are long enough that the
         /// deadline, not the count, decides for ordinary work — an upload's probe takes well under
         /// a millisecond, so 64 clients uploading at once all wait their turn — while each line's
         /// length bounds what its waiting requests hold (an upload waits with its body in memory).
         package var probes = Limits(concurrency: 2, queue: 64)
-        package var passwords = Limits(concurrency: 2, queue: 32)
+        package var passwords = Limits(concurrency: 2, queue: 32, maxWait: .seconds(10))
         package var embeddings = Limits(concurrency: 2, queue: 32)
         package var chat = Limits(concurrency: 8, queue: 16, maxWait: .seconds(10))
 
