@@ -65,7 +65,10 @@ final class WorkLaneTests: XCTestCase {
 
         let running = try await lane.hold()
         XCTAssertEqual(lane.expectedWait, .seconds(1))
-        let waiters = (0..<2).map { _ in Task { try await lane.hold() } }
+        // Each waiter gives its place back as soon as it gets it: the line is served in the
+        // order the tasks reached it, not the order they were made, so a test that released
+        // them in its own order could wait on one still in line behind the other.
+        let waiters = (0..<2).map { _ in Task { try await lane.hold().release() } }
         try await waitUntil { lane.load.waiting == 2 }
         XCTAssertEqual(lane.expectedWait, .seconds(3))
         XCTAssertThrowsError(try lane.refuseIfFull()) { XCTAssertTrue($0 is LaneFullError) }
@@ -76,7 +79,7 @@ final class WorkLaneTests: XCTestCase {
         XCTAssertEqual(lane.load.refused, 2)
 
         running.release()
-        for waiter in waiters { try await waiter.value.release() }
+        for waiter in waiters { try await waiter.value }
         XCTAssertEqual(lane.load.running, 0)
         XCTAssertEqual(lane.load.waiting, 0)
     }
