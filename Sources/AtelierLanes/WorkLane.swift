@@ -101,7 +101,7 @@ package final class WorkLane: Sendable {
     }
 
     /// How long one more item would wait now, by the lane's recent pace: zero while a place is
-    /// free or before any item has left (for /metrics and tests).
+    /// free or before any item has left (what admission compares with `maxWait`; tests read it).
     package var expectedWait: Duration {
         state.withLock { state in state.running < concurrency ? .zero : expectedWait(state) }
     }

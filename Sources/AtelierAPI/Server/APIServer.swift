@@ -211,6 +211,8 @@ public final class APIServer: Sendable {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) -> Application<Responder> where Responder.Context == APIRequestContext {
         let address = configuration.listen[index]
+        // Outbound parts pass these handlers last to first: ExpectContinueHandler may add
+        // `Connection: close`, which ClosingAnswerHandler, before it here, then acts on.
         return Application(
             responder: responder,
             server: .http1(configuration: .init(additionalChannelHandlers: [ReceiveBufferSizing(), ClosingAnswerHandler(), ExpectContinueHandler()],
