@@ -165,6 +165,7 @@ CREATE FUNCTION public.atelier_claim(p_worker text, p_queues text[], p_kinds tex
     SET enable_seqscan TO 'off'
     SET enable_bitmapscan TO 'off'
     SET enable_sort TO 'off'
+    SET enable_incremental_sort TO 'off'
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 #variable_conflict use_column
@@ -188,7 +189,8 @@ DECLARE
     v_tags float8[];
 BEGIN
     -- Promotion (0017): tag up to 256 jobs whose run_at has come.
-    IF EXISTS (SELECT 1 FROM jobs d WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()) THEN
+    IF (SELECT d.id FROM jobs d WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()
+         ORDER BY d.run_at, d.id LIMIT 1) IS NOT NULL THEN
         WITH due AS MATERIALIZED (
             SELECT w.id, w.owner, w.priority::integer AS priority, row_number() OVER (ORDER BY w.run_at, w.id) AS ord
               FROM (SELECT d.id, d.owner, d.priority, d.run_at FROM jobs d
@@ -209,17 +211,21 @@ BEGIN
     SELECT ARRAY(SELECT q FROM unnest(p_queues) q WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)),
            count(r.id), coalesce(bool_or(r.run_alone), false)
       INTO v_queues, v_running, v_alone
-      FROM (SELECT r.id, r.run_alone FROM jobs r WHERE r.state = 'running' AND r.lease_owner = p_worker) r;
+      FROM (SELECT r.id, r.run_alone FROM jobs r
+             WHERE r.state = 'running' AND r.lease_owner >= p_worker AND r.lease_owner <= p_worker
+             ORDER BY r.lease_owner) r;
     -- A worker running a job marked to run alone gets nothing; a busy worker gets nothing while a
     -- marked job it could run has waited longer than p_isolation_wait_ms (0013): it drains.
     IF v_alone OR cardinality(v_queues) = 0 THEN
         RETURN;
     END IF;
-    IF v_running > 0 AND EXISTS (
-        SELECT 1 FROM jobs w
+    IF v_running > 0 AND (
+        SELECT w.id FROM jobs w
          WHERE w.state = 'queued' AND w.run_alone
            AND w.run_at <= now() - p_isolation_wait_ms * interval '1 millisecond'
-           AND w.kind = ANY (p_kinds) AND w.queue = ANY (v_queues)) THEN
+           AND w.kind = ANY (p_kinds) AND w.queue = ANY (v_queues)
+         ORDER BY w.priority DESC, w.run_at, w.id
+         LIMIT 1) IS NOT NULL THEN
         RETURN;
     END IF;
 
@@ -231,15 +237,17 @@ BEGIN
     IF cardinality(v_limited_all) > 0 THEN
         v_limited := ARRAY(SELECT l.kind FROM kind_limits l
                             WHERE l.kind = ANY (v_limited_all)
-                              AND (EXISTS (SELECT 1 FROM jobs n
-                                            WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL
-                                              AND n.kind >= l.kind AND n.kind <= l.kind
-                                              AND n.run_at <= now() AND n.queue = ANY (v_queues)
-                                            ORDER BY n.kind, n.priority DESC, n.fair_tag, n.id
-                                            LIMIT 1)
-                                   OR EXISTS (SELECT 1 FROM jobs n
-                                               WHERE n.state = 'queued' AND n.run_alone AND n.kind = l.kind
-                                                 AND n.run_at <= now() AND n.queue = ANY (v_queues)))
+                              AND ((SELECT n.id FROM jobs n
+                                     WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL
+                                       AND n.kind >= l.kind AND n.kind <= l.kind
+                                       AND n.run_at <= now() AND n.queue = ANY (v_queues)
+                                     ORDER BY n.kind, n.priority DESC, n.fair_tag, n.id
+                                     LIMIT 1) IS NOT NULL
+                                   OR (SELECT n.id FROM jobs n
+                                        WHERE n.state = 'queued' AND n.run_alone AND n.kind = l.kind
+                                          AND n.run_at <= now() AND n.queue = ANY (v_queues)
+                                        ORDER BY n.priority DESC, n.run_at, n.id
+                                        LIMIT 1) IS NOT NULL)
                             ORDER BY l.kind
                               FOR UPDATE);
         v_claimable := ARRAY(SELECT k FROM unnest(p_kinds) k WHERE k <> ALL (v_limited_all) OR k = ANY (v_limited));
@@ -348,11 +356,14 @@ BEGIN
                 WITH next AS MATERIALIZED (
                     SELECT n.id, n.kind, n.priority::integer AS priority, n.fair_tag
                       FROM unnest(v_candidates) WITH ORDINALITY AS c(id, ord)
-                      JOIN jobs n ON n.id = c.id
-                     WHERE n.state = 'queued' AND n.fair_tag IS NOT NULL
+                     CROSS JOIN LATERAL (
+                         SELECT n.id, n.kind, n.priority, n.fair_tag FROM jobs n
+                          WHERE n.id >= c.id AND n.id <= c.id AND n.state = 'queued' AND n.fair_tag IS NOT NULL
+                          ORDER BY n.id
+                          LIMIT 1
+                            FOR UPDATE SKIP LOCKED) n
                      ORDER BY c.ord
                      LIMIT p_limit
-                       FOR UPDATE OF n SKIP LOCKED
                 )
                 SELECT array_agg(x.id), array_agg(x.kind), array_agg(x.priority), array_agg(x.fair_tag)
                   INTO v_ids, v_picked_kinds, v_priorities, v_tags
@@ -574,6 +585,10 @@ END $$;
 CREATE FUNCTION public.atelier_fair_tag(p_fair boolean, p_owner text, p_priority integer) RETURNS double precision
     LANGUAGE sql STABLE
     SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET enable_sort TO 'off'
+    SET enable_incremental_sort TO 'off'
     AS $$
     SELECT greatest(
                coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = p_priority::smallint), 0),
@@ -599,6 +614,10 @@ $$;
 CREATE FUNCTION public.atelier_fair_tags(p_fair boolean, p_owners text[], p_priorities integer[]) RETURNS TABLE(ord bigint, tag double precision)
     LANGUAGE plpgsql STABLE
     SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    SET enable_bitmapscan TO 'off'
+    SET enable_sort TO 'off'
+    SET enable_incremental_sort TO 'off'
     AS $$
 #variable_conflict use_column
 BEGIN
