@@ -591,10 +591,11 @@ CREATE FUNCTION public.atelier_fair_tag(p_fair boolean, p_owner text, p_priority
     SET enable_incremental_sort TO 'off'
     AS $$
     SELECT greatest(
-               coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = p_priority::smallint), 0),
-               coalesce((SELECT h.fair_tag FROM jobs h
-                          WHERE h.state = 'queued' AND h.fair_tag IS NOT NULL AND h.priority = p_priority::smallint
-                          ORDER BY h.priority DESC, h.fair_tag LIMIT 1), 0),
+               k.v,
+               (SELECT h.fair_tag FROM jobs h
+                 WHERE h.state = 'queued' AND h.fair_tag IS NOT NULL AND h.priority = p_priority::smallint
+                   AND h.fair_tag >= k.v
+                 ORDER BY h.priority DESC, h.fair_tag LIMIT 1),
                CASE WHEN NOT p_fair
                     THEN (SELECT t.fair_tag + 1 FROM jobs t
                            WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL AND t.priority = p_priority::smallint
@@ -604,6 +605,7 @@ CREATE FUNCTION public.atelier_fair_tag(p_fair boolean, p_owner text, p_priority
                            WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL
                              AND t.owner = p_owner AND t.priority = p_priority::smallint
                            ORDER BY t.owner DESC, t.priority DESC, t.fair_tag DESC LIMIT 1) END)
+      FROM (SELECT coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = p_priority::smallint), 0) AS v) k
 $$;
 
 
@@ -627,21 +629,8 @@ BEGIN
           FROM unnest(p_owners, p_priorities) WITH ORDINALITY AS i(owner, priority, ord)
          WHERE i.priority IS NOT NULL  -- a job not due yet: no tag
     ), starts AS MATERIALIZED (
-        -- Once per group: left to the planner, the probes below ran once per job.
-        SELECT g.owner, g.priority, s.step,
-               greatest(
-                   coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = g.priority), 0),
-                   coalesce((SELECT h.fair_tag FROM jobs h
-                              WHERE h.state = 'queued' AND h.fair_tag IS NOT NULL AND h.priority = g.priority
-                              ORDER BY h.priority DESC, h.fair_tag LIMIT 1), 0),
-                   CASE WHEN g.owner IS NULL
-                        THEN (SELECT t.fair_tag + 1 FROM jobs t
-                               WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL AND t.priority = g.priority
-                               ORDER BY t.priority DESC, t.fair_tag DESC LIMIT 1)
-                        ELSE (SELECT t.fair_tag + s.step FROM jobs t
-                               WHERE t.state = 'queued' AND t.fair_tag IS NOT NULL
-                                 AND t.owner = g.owner AND t.priority = g.priority
-                               ORDER BY t.owner DESC, t.priority DESC, t.fair_tag DESC LIMIT 1) END) AS base
+        -- Once per group: the first job's tag, by the one-job rule.
+        SELECT g.owner, g.priority, s.step, atelier_fair_tag(p_fair, g.owner, g.priority::integer) AS base
           FROM (SELECT DISTINCT i.owner, i.priority FROM input i) g
           CROSS JOIN LATERAL (SELECT coalesce((SELECT 1 / w.weight FROM owner_weights w WHERE w.owner = g.owner), 1)::float8 AS step) s
     )
