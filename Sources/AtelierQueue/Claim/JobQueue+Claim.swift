@@ -10,14 +10,15 @@ extension JobQueue {
     /// turn (fair share; oldest first when ``fairShare`` is off).
     ///
     /// The claim query is the SQL function `atelier_claim`, read as the database has it in
-    /// `Migrations/current/schema.sql` (made by migration 0002, redefined by 0008, 0009, 0013,
-    /// 0017 and 0020; that file is their sum, kept true by ./ops/check-schema): tag the jobs whose run_at
-    /// has come for fair share (0017), pick rows from the partial
+    /// `Migrations/current/schema.sql` (made by migration 0002 and redefined by later ones, listed
+    /// in docs/architecture.md; that file is their sum, kept true by ./ops/check-schema): tag the
+    /// jobs whose run_at has come for fair share (0017), pick rows from the partial
     /// index of ready jobs in claim order, skipping rows another worker is claiming at this
     /// instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in the same
     /// statement, and append a `running` event for each.
     /// Paused queues are left alone. It lives in the database so its planner settings can pin
-    /// the index walk: cost is O(limit), not O(queued jobs), even when statistics are stale.
+    /// the index walk: cost is O(limit), not O(queued jobs), even when statistics are stale
+    /// (0030, `ClaimPlanTests`).
     /// Where the claim sits in a job's life (wake-up, batch refill, leases): docs/architecture.md §2.2.
     ///
     /// A job marked `run_alone` (0013) is claimed only when `worker` is running nothing — as the
