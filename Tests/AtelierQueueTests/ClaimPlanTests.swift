@@ -1,7 +1,6 @@
 import AtelierTestSupport
 import AtelierQueue
 import Foundation
-import PostgresNIO
 import XCTest
 
 /// The claim and the fair tag read a few rows whatever the planner's statistics say
@@ -59,17 +58,7 @@ final class ClaimPlanTests: DatabaseTestCase {
         XCTAssertLessThan(limited, 600, "a limited claim read \(limited) rows of a backlog of \(backlog)")
     }
 
-    /// Heap rows fetched through an index on jobs by `sql`, in one transaction: the counter read
-    /// before and after it (it holds this backend's counts not yet flushed, which may include an
-    /// earlier transaction's).
     private func rowsFetched(_ sql: String) async throws -> Int64 {
-        try await queue.client.withTransaction(logger: queue.logger) { connection -> Int64 in
-            let counter = "SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = 'jobs'"
-            var before: Int64 = -1, after: Int64 = -1
-            for try await n in try await connection.query(PostgresQuery(unsafeSQL: counter), logger: queue.logger).decode(Int64.self) { before = n }
-            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: queue.logger) {}
-            for try await n in try await connection.query(PostgresQuery(unsafeSQL: counter), logger: queue.logger).decode(Int64.self) { after = n }
-            return after - before
-        }
+        try await increase(of: Self.jobsRowsFetched, during: sql)
     }
 }
