@@ -139,9 +139,27 @@ class Hosts:
                 process.wait(max(0.1, signalled + limit - time.time()))
             except subprocess.TimeoutExpired:
                 slow.append(host)
+                dump_stacks(host, process.pid)
                 process.kill()
                 process.wait()
         return slow
+
+
+def dump_stacks(host, pid):
+    """Every thread's backtrace of a process that did not stop, and of its children, into
+    logs/HOST-stacks.txt before it is killed: what it was waiting for. Skipped without gdb."""
+    target = CLUSTER_DIR / "logs" / f"{host}-stacks.txt"
+    try:
+        children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+        with open(target, "w") as out:
+            for each in [str(pid)] + children:
+                out.write(f"== pid {each}\n")
+                out.flush()
+                subprocess.run(["gdb", "-p", each, "-batch", "-ex", "thread apply all bt"],
+                               stdout=out, stderr=subprocess.STDOUT, timeout=60)
+        log(f"slow to stop: {host}'s stacks are in {target}")
+    except (OSError, subprocess.SubprocessError) as error:
+        log(f"slow to stop: no stacks of {host} ({error})")
 
 
 def psql(sql):
