@@ -308,7 +308,8 @@ let package = Package(
         // Migrations (built in = the checkout's files, re-run, newer database refused) and DatabaseURL.
         .testTarget(
             name: "AtelierDatabaseTests",
-            dependencies: ["AtelierDatabase", "AtelierQueue", "AtelierTestSupport"]
+            dependencies: ["AtelierDatabase", "AtelierQueue", "AtelierTestSupport", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "AtelierQueueTests",

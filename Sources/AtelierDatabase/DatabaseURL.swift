@@ -75,6 +75,14 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             host: host, port: port, username: username, password: password, database: database, tls: tls)
         configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         configuration.options.connectTimeout = .seconds(5)
+        // No `SELECT 1` keep-alive on idle pooled connections: TCP keepalive finds a dead one
+        // (``DeadConnectionDetector``), and the pool's own does harm. While it runs, the
+        // connection counts as soon available, so a statement made then waits for it instead of
+        // opening another; if the keep-alive went into a dead network, the connection ends with
+        // an error and that statement is left waiting for good (PostgresNIO 1.33; a worker then
+        // never claims again and does not stop when told: `SilencedDatabaseTests`).
+        configuration.options.keepAliveBehavior = nil
+        configuration.options.minimumConnections = 1
         return configuration
     }
 

@@ -28,8 +28,8 @@ public final class ObjectStoreGate: Sendable {
             throw GateError("ATELIER_TEST_S3_ENDPOINT has no port: \(configuration.endpoint)")
         }
         target = port
-        listener = try Self.listen()
-        endpoint = "http://127.0.0.1:\(try Self.localPort(listener))"
+        listener = try LoopbackSocket.listen()
+        endpoint = "http://127.0.0.1:\(try LoopbackSocket.localPort(listener))"
         let gate = self
         Thread.detachNewThread { gate.acceptLoop() }
     }
@@ -70,7 +70,7 @@ public final class ObjectStoreGate: Sendable {
                 state.connections.append(client)
                 return true
             }
-            guard admitted, let server = try? Self.connect(port: target) else {
+            guard admitted, let server = try? LoopbackSocket.connect(port: target) else {
                 forget(client)
                 continue
             }
@@ -100,52 +100,6 @@ public final class ObjectStoreGate: Sendable {
     private func forget(_ fd: Int32) {
         state.withLock { $0.connections.removeAll { $0 == fd } }
         close(fd)
-    }
-
-    private static func listen() throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw GateError("socket() failed") }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, Glibc.listen(fd, 64) == 0 else {
-            close(fd)
-            throw GateError("cannot listen on loopback")
-        }
-        return fd
-    }
-
-    private static func localPort(_ fd: Int32) throws -> Int {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw GateError("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func connect(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw GateError("socket() failed") }
-        var address = loopback(port: port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw GateError("cannot reach the object store on port \(port)")
-        }
-        return fd
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return address
     }
 }
 
@@ -178,9 +132,4 @@ private final class RelayPair: Sendable {
         shutdown(source, Int32(SHUT_RD))
         if ended.withLock({ count in count += 1; return count }) == 2 { done() }
     }
-}
-
-struct GateError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -77,9 +77,13 @@ struct WorkCommand: AsyncParsableCommand {
                 try await superviseProcesses(processes, configuration: configuration, handlers: handlers, logger: logger)
                 return
             }
+            // The pool's own lines (connections made, lost, refused) name the process that wrote
+            // them: a supervised worker's processes share one log.
+            var queueLogger = logger
+            queueLogger[metadataKey: "pid"] = "\(ProcessInfo.processInfo.processIdentifier)"
             let queue = JobQueue(url: url, applicationName: "atelier-worker",
                                  maxConnections: configuration.concurrency + 4,
-                                 fairShare: try settings.fairShare(), logger: logger)
+                                 fairShare: try settings.fairShare(), logger: queueLogger)
             let worker = try Worker(queue: queue, handlers: handlers, configuration: configuration, logger: logger, blobs: blobs)
             let group = ServiceGroup(configuration: .init(
                 services: [
