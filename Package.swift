@@ -403,6 +403,7 @@ let package = Package(
             name: "AtelierAPITestSupport",
             dependencies: [
                 "AtelierAPI",
+                "AtelierDatabase",
                 "AtelierApps",
                 "AtelierConsole",
                 "AtelierHandlers",
@@ -426,6 +427,7 @@ let package = Package(
             dependencies: [
                 "AtelierAPI",
                 "AtelierAPITestSupport",
+                "AtelierDatabase",
                 "AtelierAccounts",
                 "AtelierLanes",
                 "AtelierQueue",

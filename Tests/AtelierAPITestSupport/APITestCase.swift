@@ -1,6 +1,7 @@
 import AtelierEmbeddings
 import AsyncHTTPClient
 import AtelierAPI
+import AtelierDatabase
 import AtelierApps
 import AtelierConsole
 import AtelierHandlers
@@ -53,6 +54,10 @@ open class APITestCase: DatabaseTestCase {
     /// Override to change the server's settings before it starts.
     open func configure(_ configuration: inout APIConfiguration) {}
 
+    /// Override to reach the database another way from the API (through a ``DatabaseSilencer``),
+    /// or with fewer connections; the worker and the test's own statements go direct.
+    open func apiDatabase(_ url: DatabaseURL) throws -> (url: DatabaseURL, connections: Int) { (url, 8) }
+
     /// Override to run on another blob store (the S3 tests give the SeaweedFS of ./ops/test).
     open func makeBlobStore(directory: URL) throws -> any BlobStore {
         try LocalBlobStore(root: directory)
@@ -75,7 +80,9 @@ open class APITestCase: DatabaseTestCase {
         let blobs = try makeBlobStore(directory: configuration.blobDirectory)
         self.blobs = blobs
         // The API runs its own pool (as in production); the worker shares the test database's.
-        let apiQueue = JobQueue(url: db.url, applicationName: "atelier-api-test", maxConnections: 8, logger: logger)
+        let apiDatabase = try apiDatabase(db.url)
+        let apiQueue = JobQueue(url: apiDatabase.url, applicationName: "atelier-api-test",
+                                maxConnections: apiDatabase.connections, logger: logger)
         server = try APIServer(configuration: configuration, queue: apiQueue,
                                kinds: JobKindCatalog(JobKindCatalog.diagnostics + [JobKindCatalog.stylize, JobKindCatalog.index, JobKindCatalog.caption, JobKindCatalog.analysis, JobKindCatalog.upload] + moreKinds.map(\.kind)),
                                blobs: blobs, encoder: embeddingModel.encoder, logger: logger, apps: Apps.all + [ConsoleApp()])

@@ -103,16 +103,36 @@ package struct JobIntake: Sendable {
             }
             return Accepted(id: id, kind: kind.name, created: true)
         } catch {
-            if stored != nil {
-                do {
-                    try await blobs.deleteAll(under: BlobKey.jobFolder(id))
-                } catch {
-                    logger.error("could not remove the input of a job that was not created", metadata: [
-                        "job": "\(id)", "error": "\(error)"])
-                }
+            guard stored != nil else { throw error }
+            // Only a refusal proves that no job was created. An enqueue that got no answer (the
+            // connection died, the server stopped) may have committed: the job then exists and
+            // runs, and removing its input — or, once it ran, its result — would lose it. Its
+            // folder stays; if the job does not exist, the orphan sweep removes it.
+            guard Self.certainlyNotCreated(error) else {
+                logger.warning("an enqueue got no answer; its input stays in case the job was created", metadata: [
+                    "job": "\(id)", "error": "\(DatabaseErrorText.describe(error))"])
+                throw error
+            }
+            do {
+                try await blobs.deleteAll(under: BlobKey.jobFolder(id))
+            } catch {
+                logger.error("could not remove the input of a job that was not created", metadata: [
+                    "job": "\(id)", "error": "\(error)"])
             }
             throw error
         }
+    }
+
+    /// Whether `error`, thrown by an enqueue, proves that no job was inserted: the queue refused
+    /// the job before sending it, or the server answered with an error for the statement itself
+    /// (its transaction rolled back). A lost connection, a server going away or not yet serving
+    /// prove nothing: the commit may have happened before the answer was lost.
+    static func certainlyNotCreated(_ error: any Error) -> Bool {
+        if let error = error as? QueueError {
+            if case .unreachable = error { return false }
+            return true
+        }
+        return DatabaseErrorText.isRefusedStatement(error)
     }
 
     /// 503 at once, before the body is read, when `request` looks like an upload (a form, or a
