@@ -27,13 +27,16 @@ package final class JobCompleter: Sendable {
     private let worker: String
     private let maxBatch: Int
     private let refill: (any CompletionRefill)?
+    private let deadline: StatementDeadline
     private let state = Mutex(State())
 
-    package init(queue: JobQueue, worker: String, maxBatch: Int = 500, refill: (any CompletionRefill)? = nil) {
+    package init(queue: JobQueue, worker: String, maxBatch: Int = 500, refill: (any CompletionRefill)? = nil,
+                 deadline: StatementDeadline = StatementDeadline()) {
         self.queue = queue
         self.worker = worker
         self.maxBatch = maxBatch
         self.refill = refill
+        self.deadline = deadline
     }
 
     /// Records `completion`; returns `true` if it landed, `false` if the fence refused it
@@ -81,10 +84,15 @@ package final class JobCompleter: Sendable {
         var delay = Duration.milliseconds(100)
         for attempt in 1...8 {
             do {
-                guard let request = claim else { return try await queue.complete(completions, worker: worker) }
+                let (queue, worker) = (self.queue, self.worker)
+                guard let request = claim else {
+                    return try await deadline.run("a completion") { try await queue.complete(completions, worker: worker) }
+                }
                 claim = nil
                 do {
-                    let (landed, claimed) = try await queue.complete(completions, thenClaim: request)
+                    let (landed, claimed) = try await deadline.run("a completion") {
+                        try await queue.complete(completions, thenClaim: request)
+                    }
                     if let refused = refill?.deliver(claimed, for: request), !refused.isEmpty {
                         await handBack(refused)
                     }

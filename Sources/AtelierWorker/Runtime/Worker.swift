@@ -54,7 +54,8 @@ public final class Worker: Service, Sendable {
             template: ClaimRequest(worker: id, queues: configuration.queues, kinds: handlers.kinds, limit: 0,
                                    lease: configuration.lease, isolationWait: configuration.isolationWait),
             doorbell: doorbell, refillsOnCompletion: configuration.claimWithCompletions)
-        self.completer = JobCompleter(queue: queue, worker: id, refill: configuration.claimWithCompletions ? slots : nil)
+        self.completer = JobCompleter(queue: queue, worker: id, refill: configuration.claimWithCompletions ? slots : nil,
+                                      deadline: configuration.statementDeadline)
         self.blobs = blobs
     }
 
@@ -149,7 +150,9 @@ public final class Worker: Service, Sendable {
                 start(slots.takeDelivered())
                 if let request = slots.reserve(atLeast: slots.backlog ? slots.refillThreshold : 1) {
                     do {
-                        let claimed = try await queue.claim(request)
+                        let claimed = try await configuration.statementDeadline.run("a claim") { [queue] in
+                            try await queue.claim(request)
+                        }
                         backoff = .milliseconds(100)
                         start(slots.fill(claimed, for: request))
                         if slots.backlog && slots.free >= slots.refillThreshold { continue }
@@ -246,14 +249,18 @@ public final class Worker: Service, Sendable {
             if Task.isCancelled { return }
             do {
                 let leases = running.leases
-                let report = try await queue.extendLeases(leases, worker: id, lease: configuration.lease)
+                let (queue, id, lease, deadline) = (self.queue, self.id, configuration.lease, configuration.statementDeadline)
+                let report = try await deadline.run("a lease renewal") {
+                    try await queue.extendLeases(leases, worker: id, lease: lease)
+                }
                 for lease in leases where !report.held.contains(lease.jobID) {
                     running.stop(lease.jobID, reason: .leaseLost)
                 }
                 for jobID in report.cancelRequested {
                     running.stop(jobID, reason: .cancelRequested)
                 }
-                if try await !queue.heartbeat(worker: id, running: running.count, processed: processedCount) {
+                let (running, processed) = (running.count, processedCount)
+                if try await !deadline.run("a heartbeat", { try await queue.heartbeat(worker: id, running: running, processed: processed) }) {
                     // Pruned while unreachable: back under the key whose lock this process holds.
                     _ = try await queue.register(registration, lockKey: lockKey)
                 }

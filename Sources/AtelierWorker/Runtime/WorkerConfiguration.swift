@@ -42,6 +42,10 @@ public struct WorkerConfiguration: Sendable {
     /// in the same round trip (migration 0023); off, the claim loop alone claims, in a round trip
     /// of its own (`ATELIER_CLAIM_WITH_COMPLETIONS=off`: the behaviour before, for comparison).
     public var claimWithCompletions: Bool = true
+    /// How long the worker waits for one of its claims, lease renewals or completions before it
+    /// gives the statement up and makes it again (``StatementDeadline``). Below the lease, so a
+    /// renewal given up is made again before the lease runs out.
+    package var statementDeadline = StatementDeadline(.seconds(20))
     public var version: String = "dev"
 
     public init() {}
