@@ -115,6 +115,11 @@ open class APITestCase: DatabaseTestCase {
         try await db.eventually("the listener is up") { server.notifier.isListening }
     }
 
+    /// Begins the server's stop, as SIGTERM does (`tearDown` waits for it to end).
+    package func beginStop() async {
+        await group?.triggerGracefulShutdown()
+    }
+
     open override func tearDown() async throws {
         try? await http?.shutdown()
         await group?.triggerGracefulShutdown()

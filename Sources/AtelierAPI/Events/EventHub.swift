@@ -17,7 +17,7 @@ package final class EventHub: Sendable {
         case events
         /// Nothing happened for a while: time for a keep-alive.
         case tick
-        /// The stream must end (its token was revoked).
+        /// The stream must end (its token was revoked, or the server is stopping).
         case end
     }
 
@@ -42,6 +42,8 @@ package final class EventHub: Sendable {
     }
 
     private let subscribers = Mutex(Subscribers())
+    /// The server is stopping: client streams have been ended and no new one opens.
+    private let stopping = Atomic(false)
     let limits: Limits
     private let reconnectSpread: Duration
 
@@ -70,6 +72,9 @@ package final class EventHub: Sendable {
     /// Signals for a client's event stream of `jobID`; 429 when the process or the owner has
     /// as many streams open as allowed.
     func openStream(_ jobID: UUID, for principal: Principal) throws -> AsyncStream<Signal> {
+        if stopping.load(ordering: .acquiring) {
+            throw APIError.unavailable("this server is stopping; open the stream again (another server answers)")
+        }
         let refusal: String? = subscribers.withLock { state in
             if state.streams >= limits.streams {
                 return "this server has \(limits.streams) event streams open, its limit; retry shortly or poll the job instead"
@@ -123,6 +128,18 @@ package final class EventHub: Sendable {
         guard !hashes.isEmpty else { return }
         let targets = subscribers.withLock { state in
             state.byJob.values.flatMap { $0.values.filter { $0.tokenHash.map(hashes.contains) ?? false }.map(\.continuation) }
+        }
+        for continuation in targets { continuation.yield(.end) }
+    }
+
+    /// The server is stopping: every client stream ends now (its client resumes elsewhere with
+    /// `Last-Event-ID`), so that the stop does not wait for clients that would stay for hours,
+    /// and none opens from now on. Each stream calls this as the stop begins; the first ends
+    /// them all, the others find it done.
+    func endClientStreams() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let targets = subscribers.withLock { state in
+            state.byJob.values.flatMap { $0.values.filter { $0.owner != nil }.map(\.continuation) }
         }
         for continuation in targets { continuation.yield(.end) }
     }

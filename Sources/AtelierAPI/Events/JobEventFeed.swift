@@ -2,6 +2,7 @@ import AtelierQueue
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// How one stream dialect writes a job's events: the SSE text for each, and whether the stream
@@ -40,44 +41,59 @@ package struct JobEventFeed {
         let readEvents = self.readEvents
         // Written once, then let go: an idle stream should not keep its first snapshot for hours.
         let firstWrite = TakeOnce(ByteBuffer(string: prelude))
+        let hub = self.hub
         let body = ResponseBody { writer in
-            var formatter = formatter
-            if let first = firstWrite.take() { try await writer.write(first) }
-            var cursor = lastEventID
-            var signals = subscription.makeAsyncIterator()
-            reading: while true {
-                let after = cursor
-                let events = try await OwnTaskStack.run { try await readEvents(jobID, after, 500) }
-                if !events.isEmpty {
-                    var out = ByteBuffer()
-                    var finished = false
-                    for event in events {
-                        let (text, ends) = try await formatter.frames(for: event)
-                        out.writeString(text)
-                        cursor = event.id
-                        if ends { finished = true; break }
-                    }
-                    try await writer.write(out)
-                    if finished { break reading }
-                    if events.count == 500 { continue reading }
-                } else if finishedAtStart {
-                    break reading
-                }
-                waiting: while true {
-                    switch await signals.next() {
-                    case .events?: break waiting
-                    case .tick?: try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                    case .end?, nil: break reading
-                    }
-                }
+            // The server's stop ends the stream instead of waiting for the client to leave.
+            try await withGracefulShutdownHandler {
+                try await Self.stream(subscription, to: &writer, jobID: jobID, after: lastEventID, finishedAtStart: finishedAtStart,
+                                      firstWrite: firstWrite, formatter: formatter, readEvents: readEvents)
+            } onGracefulShutdown: {
+                hub.endClientStreams()
             }
-            try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [
             .contentType: "text/event-stream; charset=utf-8",
             .cacheControl: "no-cache",
             .xAccelBuffering: "no",
         ], body: body)
+    }
+
+    /// The stream's body: the prelude, the events, keep-alives, until the end.
+    private static func stream<Formatter: JobEventFormatter>(
+        _ subscription: AsyncStream<EventHub.Signal>, to writer: inout any ResponseBodyWriter, jobID: UUID, after lastEventID: Int64,
+        finishedAtStart: Bool, firstWrite: TakeOnce<ByteBuffer>, formatter: Formatter, readEvents: @escaping EventReader
+    ) async throws {
+        var formatter = formatter
+        if let first = firstWrite.take() { try await writer.write(first) }
+        var cursor = lastEventID
+        var signals = subscription.makeAsyncIterator()
+        reading: while true {
+            let after = cursor
+            let events = try await OwnTaskStack.run { try await readEvents(jobID, after, 500) }
+            if !events.isEmpty {
+                var out = ByteBuffer()
+                var finished = false
+                for event in events {
+                    let (text, ends) = try await formatter.frames(for: event)
+                    out.writeString(text)
+                    cursor = event.id
+                    if ends { finished = true; break }
+                }
+                try await writer.write(out)
+                if finished { break reading }
+                if events.count == 500 { continue reading }
+            } else if finishedAtStart {
+                break reading
+            }
+            waiting: while true {
+                switch await signals.next() {
+                case .events?: break waiting
+                case .tick?: try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                case .end?, nil: break reading
+                }
+            }
+        }
+        try await writer.finish(nil)
     }
 
     /// SSE data lines cannot hold newlines; event data is compact JSON, but be sure.

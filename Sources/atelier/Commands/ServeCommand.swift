@@ -6,6 +6,7 @@ import AtelierQueue
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +48,14 @@ struct ServeCommand: AsyncParsableCommand {
             if wait.limit > .zero { try await wait.retrying("the blob store") { try await server.blobs.check() } }
             server.announce()
             let app = try server.makeApplication()
-            try await app.runService()
+            // A stop that waits for good is no stop: after `ATELIER_SHUTDOWN_GRACE` the requests
+            // and streams still open are cancelled (a client resumes a stream elsewhere with
+            // Last-Event-ID), and a task that ignores its cancellation for 5 s more ends the
+            // process.
+            var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            group.maximumGracefulShutdownDuration = try settings.duration("ATELIER_SHUTDOWN_GRACE") ?? .seconds(20)
+            group.maximumCancellationDuration = .seconds(5)
+            try await ServiceGroup(configuration: group).run()
         } catch {
             throw fail(error)
         }
