@@ -157,6 +157,17 @@ def dump_stacks(host, pid):
                 out.flush()
                 subprocess.run(["gdb", "-p", each, "-batch", "-ex", "thread apply all bt"],
                                stdout=out, stderr=subprocess.STDOUT, timeout=60)
+            # And what its sessions are doing on the server: waiting on a lock, idle in a
+            # transaction, or nothing at all (then it waits inside the process).
+            sessions = psql(f"""
+                SELECT pid, application_name, state, wait_event_type, wait_event,
+                       now() - state_change AS for, left(regexp_replace(query, '\\s+', ' ', 'g'), 200)
+                  FROM pg_stat_activity WHERE client_addr = '{HOSTS[host]}' ORDER BY state_change""")
+            out.write("== sessions on the database\n" + sessions.stdout + sessions.stderr)
+            # And the host's TCP connections: an HTTP client still connected, a stream still open.
+            sockets = subprocess.run(["ip", "netns", "exec", f"{NS}-{host}", "ss", "-tnoi"],
+                                     capture_output=True, text=True, timeout=30)
+            out.write("== the host's TCP connections\n" + sockets.stdout + sockets.stderr)
         log(f"slow to stop: {host}'s stacks are in {target}")
     except (OSError, subprocess.SubprocessError) as error:
         log(f"slow to stop: no stacks of {host} ({error})")
