@@ -27,6 +27,9 @@ package final class TestNginx {
         while true {
             attempts += 1
             let port = Int.random(in: 20_000..<32_000)
+            // A port another server listens on already would answer the probe below before
+            // nginx, failing to bind it, exits: the test would then talk to that server.
+            if attempts < 50, (try? RawHTTPConnection(port: port, readTimeout: 1)) != nil { continue }
             try Self.configuration(port: port, upstream: upstream, folder: folder.path)
                 .write(to: folder.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
             let process = Process()
@@ -42,7 +45,7 @@ package final class TestNginx {
             }
             Self.kill(process)
             let log = (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-            guard attempts < 5, log.contains("Address already in use") else {
+            guard attempts < 55, log.contains("Address already in use") else {
                 throw NSError(domain: "TestNginx", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(log.suffix(500))"])
             }
         }
