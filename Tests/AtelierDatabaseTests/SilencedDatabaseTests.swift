@@ -1,8 +1,8 @@
 import AtelierDatabase
+import AtelierQueue
 import AtelierTestSupport
 import Logging
 import PostgresNIO
-import Synchronization
 import XCTest
 
 /// The connection pool, configured as every Atelier process configures it
@@ -44,7 +44,10 @@ final class SilencedDatabaseTests: XCTestCase {
             try? await Task.sleep(for: .milliseconds(300))
             silencer.cut()
 
-            let ended = await Self.answer(within: .seconds(30)) { _ = try? await statement.value; return true }
+            let ended = try? await StatementDeadline(.seconds(30)).run("the statement made during the silence") {
+                _ = try? await statement.value
+                return true
+            }
             XCTAssertEqual(ended, true, "the statement made during the silence still waits 30 s after the dead connection ended")
             // The pool may hand out the connection that just ended once more before it learns
             // that it ended: a statement on it fails at once, or (PostgresNIO 1.33, a write to a
@@ -52,7 +55,7 @@ final class SilencedDatabaseTests: XCTestCase {
             // that. The next one gets a new connection.
             var answer: Int?
             for _ in 1...5 where answer == nil {
-                answer = await Self.answer(within: .seconds(10)) { try? await Self.one(client) } ?? nil
+                answer = try? await StatementDeadline(.seconds(10)).run("a statement after the silence") { try await Self.one(client) }
             }
             XCTAssertEqual(answer, 1, "the database answers again, on a new connection")
         }
@@ -62,32 +65,4 @@ final class SilencedDatabaseTests: XCTestCase {
         for try await value in try await client.query("SELECT 1").decode(Int.self) { return value }
         return 0
     }
-
-    /// What `operation` returns, or nil if it has not returned within `limit`: a guard against
-    /// waiting for good, far longer than the answer takes (milliseconds). An operation past the
-    /// limit is cancelled and left behind, not awaited: a statement lost by the driver ignores
-    /// cancellation.
-    private static func answer<T: Sendable>(within limit: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
-        let waiter = Waiter<T>()
-        return await withCheckedContinuation { continuation in
-            waiter.set(continuation)
-            let work = Task {
-                let value = await operation()
-                waiter.take()?.resume(returning: value)
-            }
-            Task {
-                try? await Task.sleep(for: limit)
-                guard let late = waiter.take() else { return }
-                work.cancel()
-                late.resume(returning: nil)
-            }
-        }
-    }
-}
-
-/// The continuation of ``SilencedDatabaseTests/answer(within:_:)``, resumed by whichever comes first.
-private final class Waiter<T: Sendable>: Sendable {
-    private let continuation = Mutex<CheckedContinuation<T?, Never>?>(nil)
-    func set(_ value: CheckedContinuation<T?, Never>) { continuation.withLock { $0 = value } }
-    func take() -> CheckedContinuation<T?, Never>? { continuation.withLock { $0.take() } }
 }

@@ -109,12 +109,7 @@ public final class DatabaseSilencer: Sendable {
     // MARK: Relay
 
     private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                break
-            }
+        while let client = LoopbackSocket.accept(listener) {
             guard let server = try? LoopbackSocket.connect(port: target) else {
                 close(client)
                 continue

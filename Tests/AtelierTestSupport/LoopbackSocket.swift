@@ -21,6 +21,15 @@ enum LoopbackSocket {
         return fd
     }
 
+    /// The next connection `listener` accepts; nil once it is shut down.
+    static func accept(_ listener: Int32) -> Int32? {
+        while true {
+            let client = Glibc.accept(listener, nil, nil)
+            if client >= 0 { return client }
+            if errno != EINTR { return nil }
+        }
+    }
+
     /// The port `fd` is bound to.
     static func localPort(_ fd: Int32) throws -> Int {
         var address = sockaddr_in()

@@ -59,12 +59,7 @@ public final class ObjectStoreGate: Sendable {
     // MARK: Relay
 
     private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                break
-            }
+        while let client = LoopbackSocket.accept(listener) {
             let admitted = state.withLock { state -> Bool in
                 guard !state.down else { return false }
                 state.connections.append(client)
