@@ -423,9 +423,16 @@ CREATE FUNCTION public.atelier_complete(p_ids uuid[], p_attempts integer[], p_ou
     LANGUAGE sql
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
-    WITH input AS (
-        SELECT * FROM unnest(p_ids, p_attempts, p_outcomes, p_results, p_errors, p_delays)
+    WITH locked AS MATERIALIZED (
+        -- The rows this completion may change, locked in id order before any is changed.
+        SELECT j.id FROM jobs j
+         WHERE j.id = ANY (p_ids) AND j.state = 'running' AND j.lease_owner = p_worker
+         ORDER BY j.id
+           FOR NO KEY UPDATE
+    ), input AS (
+        SELECT c.* FROM unnest(p_ids, p_attempts, p_outcomes, p_results, p_errors, p_delays)
             AS c(id, attempt, outcome, result, error, delay_s)
+         WHERE c.id IN (SELECT l.id FROM locked l)
     ), updated AS (
         UPDATE jobs j SET
             state = CASE WHEN c.outcome IN ('retry', 'released', 'snoozed') THEN 'queued' ELSE c.outcome END,

@@ -24,13 +24,25 @@ extension JobQueue {
     /// Extends the leases of the attempts `worker` is running, and reports which are still its
     /// own and which were asked to cancel. An attempt missing from `held` was rescued from this
     /// worker: stop it, its completion would be refused anyway.
+    ///
+    /// The rows are locked in id order before any is changed, as the completion's are
+    /// (`atelier_complete`, migration 0032): the two run at once from two connections and, each
+    /// in its plan's order, could deadlock.
     package func extendLeases(_ leases: [HeldLease], worker: String, lease: Duration) async throws -> LeaseReport {
         guard !leases.isEmpty else { return LeaseReport(held: [], cancelRequested: []) }
+        let ids = leases.map(\.jobID)
         let rows = try await client.query("""
+            WITH locked AS MATERIALIZED (
+                SELECT j.id FROM jobs j
+                 WHERE j.id = ANY (\(ids)::uuid[]) AND j.state = 'running' AND j.lease_owner = \(worker)
+                 ORDER BY j.id
+                   FOR NO KEY UPDATE
+            )
             UPDATE jobs j
                SET lease_expires_at = now() + \(lease.milliseconds) * interval '1 millisecond'
-              FROM unnest(\(leases.map(\.jobID))::uuid[], \(leases.map(\.attempt))::int[]) AS l(id, attempt)
+              FROM unnest(\(ids)::uuid[], \(leases.map(\.attempt))::int[]) AS l(id, attempt)
              WHERE j.id = l.id AND j.attempt = l.attempt AND j.state = 'running' AND j.lease_owner = \(worker)
+               AND l.id IN (SELECT k.id FROM locked k)
             RETURNING j.id, j.cancel_requested
             """, logger: logger)
         var report = LeaseReport(held: [], cancelRequested: [])
