@@ -187,10 +187,26 @@ DECLARE
     v_picked_kinds text[];
     v_priorities integer[];
     v_tags float8[];
+    v_due boolean;         -- a job's run_at has come and it has no tag yet
+    v_kind text;
 BEGIN
+    -- What this claim needs to know first, in one statement: whether a job's run_at has come
+    -- with no tag yet, the served queues less the paused ones, what p_worker runs now, and the
+    -- kinds of p_kinds with a limit.
+    SELECT (SELECT d.id FROM jobs d WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()
+             ORDER BY d.run_at, d.id LIMIT 1) IS NOT NULL,
+           ARRAY(SELECT q FROM unnest(p_queues) q WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)),
+           r.running, r.alone,
+           ARRAY(SELECT l.kind FROM kind_limits l
+                  WHERE l.kind = ANY (p_kinds) AND num_nonnulls(l.concurrency, l.owner_concurrency, l.rate) > 0)
+      INTO v_due, v_queues, v_running, v_alone, v_limited_all
+      FROM (SELECT count(r.id)::integer AS running, coalesce(bool_or(r.run_alone), false) AS alone
+              FROM (SELECT r.id, r.run_alone FROM jobs r
+                     WHERE r.state = 'running' AND r.lease_owner >= p_worker AND r.lease_owner <= p_worker
+                     ORDER BY r.lease_owner) r) r;
+
     -- Promotion (0017): tag up to 256 jobs whose run_at has come.
-    IF (SELECT d.id FROM jobs d WHERE d.state = 'queued' AND d.fair_tag IS NULL AND d.run_at <= now()
-         ORDER BY d.run_at, d.id LIMIT 1) IS NOT NULL THEN
+    IF v_due THEN
         WITH due AS MATERIALIZED (
             SELECT w.id, w.owner, w.priority::integer AS priority, row_number() OVER (ORDER BY w.run_at, w.id) AS ord
               FROM (SELECT d.id, d.owner, d.priority, d.run_at FROM jobs d
@@ -208,12 +224,6 @@ BEGIN
          WHERE j.id = d.id;
     END IF;
 
-    SELECT ARRAY(SELECT q FROM unnest(p_queues) q WHERE q NOT IN (SELECT p.name FROM queues p WHERE p.paused)),
-           count(r.id), coalesce(bool_or(r.run_alone), false)
-      INTO v_queues, v_running, v_alone
-      FROM (SELECT r.id, r.run_alone FROM jobs r
-             WHERE r.state = 'running' AND r.lease_owner >= p_worker AND r.lease_owner <= p_worker
-             ORDER BY r.lease_owner) r;
     -- A worker running a job marked to run alone gets nothing; a busy worker gets nothing while a
     -- marked job it could run has waited longer than p_isolation_wait_ms (0013): it drains.
     IF v_alone OR cardinality(v_queues) = 0 THEN
@@ -232,8 +242,6 @@ BEGIN
     -- A limited kind's row is locked (claims of it take turns) only when a job of it is ready
     -- (0027); a limited kind with none is left out of this claim altogether, so a job of it that
     -- becomes ready meanwhile waits for the next claim, which locks and counts.
-    v_limited_all := ARRAY(SELECT l.kind FROM kind_limits l
-                            WHERE l.kind = ANY (p_kinds) AND num_nonnulls(l.concurrency, l.owner_concurrency, l.rate) > 0);
     IF cardinality(v_limited_all) > 0 THEN
         v_limited := ARRAY(SELECT l.kind FROM kind_limits l
                             WHERE l.kind = ANY (v_limited_all)
@@ -250,7 +258,13 @@ BEGIN
                                         LIMIT 1) IS NOT NULL)
                             ORDER BY l.kind
                               FOR UPDATE);
-        v_claimable := ARRAY(SELECT k FROM unnest(p_kinds) k WHERE k <> ALL (v_limited_all) OR k = ANY (v_limited));
+        -- p_kinds less the limited kinds with no job ready, in plain expressions (no statement).
+        v_claimable := p_kinds;
+        FOREACH v_kind IN ARRAY v_limited_all LOOP
+            IF NOT v_kind = ANY (v_limited) THEN
+                v_claimable := array_remove(v_claimable, v_kind);
+            END IF;
+        END LOOP;
         IF cardinality(v_claimable) = 0 THEN
             RETURN;
         END IF;
@@ -383,16 +397,23 @@ BEGIN
         RETURN;
     END IF;
 
-    RETURN QUERY
+    -- The fair clock moves to the highest tag taken once it is 64 turns behind it (0017), and is
+    -- made once per priority: a read decides, so a claim writes fair_clock only then.
+    IF EXISTS (SELECT 1 FROM unnest(v_priorities, v_tags) AS s(priority, tag)
+                WHERE s.tag IS NOT NULL
+                  AND coalesce((SELECT c.v FROM fair_clock c WHERE c.priority = s.priority) <= s.tag - 64, true)) THEN
         WITH served AS (
             -- The highest tag taken per priority: where V moves to.
             SELECT s.priority, max(s.tag) AS tag FROM unnest(v_priorities, v_tags) AS s(priority, tag)
              WHERE s.tag IS NOT NULL GROUP BY s.priority
         ), clock_moved AS (
             UPDATE fair_clock c SET v = s.tag FROM served s WHERE c.priority = s.priority AND c.v <= s.tag - 64
-        ), clock_made AS (
-            INSERT INTO fair_clock (priority, v) SELECT s.priority, s.tag FROM served s ON CONFLICT (priority) DO NOTHING
-        ), claimed AS (
+        )
+        INSERT INTO fair_clock (priority, v) SELECT s.priority, s.tag FROM served s ON CONFLICT (priority) DO NOTHING;
+    END IF;
+
+    RETURN QUERY
+        WITH claimed AS (
             UPDATE jobs j
                SET state = 'running', attempt = j.attempt + 1, lease_owner = p_worker, fair_tag = NULL,
                    lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
