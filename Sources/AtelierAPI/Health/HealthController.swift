@@ -2,7 +2,6 @@ import AtelierQueue
 import AtelierStorage
 import Foundation
 import Hummingbird
-import Synchronization
 
 /// Two probes, as orchestrators ask them (docs/clients.md §4.6):
 /// - `GET /health/ready` (and `GET /health`, its older name): `healthy` and 200 when the database
@@ -68,27 +67,14 @@ struct HealthController: Sendable {
         return response
     }
 
-    /// "ok" or "error"; answers at the time limit even if the probe ignores cancellation.
+    /// "ok" or "error"; answers at the time limit even if the probe ignores cancellation
+    /// (``StatementDeadline``: the probe left behind is cancelled, not waited for).
     private static func check(timeout limit: Duration, _ probe: @escaping @Sendable () async throws -> Void) async -> String {
-        let once = OnceBox()
-        return await withCheckedContinuation { continuation in
-            once.slot.withLock { $0 = continuation }
-            let work = Task {
-                let verdict: String
-                do { try await probe(); verdict = "ok" } catch { verdict = "error" }
-                once.slot.withLock { $0.take() }?.resume(returning: verdict)
-            }
-            Task {
-                try? await Task.sleep(for: limit)
-                if let pending = once.slot.withLock({ $0.take() }) {
-                    work.cancel()
-                    pending.resume(returning: "error")
-                }
-            }
+        do {
+            try await StatementDeadline(limit).run("a health probe", probe)
+            return "ok"
+        } catch {
+            return "error"
         }
     }
-}
-
-private final class OnceBox: Sendable {
-    let slot = Mutex<CheckedContinuation<String, Never>?>(nil)
 }

@@ -2,7 +2,8 @@ import Synchronization
 
 /// A bound on how long a worker waits for one of its own statements (a claim, a lease renewal, a
 /// completion): past it the wait ends with ``StatementUnanswered``, and the loop that made the
-/// statement backs off and makes it again, as after a connection error.
+/// statement backs off and makes it again, as after a connection error. The API's health probes
+/// use it too: they answer at their limit whatever the probe does.
 ///
 /// A dead connection fails its statement within seconds (``DeadConnectionDetector``), but
 /// PostgresNIO 1.33 can lose a statement outright: one written to a connection that has just
