@@ -62,7 +62,8 @@ let package = Package(
             plugins: ["EmbedMigrations"]
         ),
         // The durable queue: enqueue, claim, leases, completion, control, inspection, notifier,
-        // schedules.
+        // schedules. Its functions and views are defined once each, in SQL/ (applied by the
+        // migrator when they change).
         .target(
             name: "AtelierQueue",
             dependencies: [
@@ -71,7 +72,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Inspection/count_jobs.sql", "Inspection/job_counts.sql", "Inspection/queue_depths.sql",
-                      "Limits/set_kind_limits.sql", "Schedules/schedule_tick.sql"],
+                      "Limits/set_kind_limits.sql", "Schedules/schedule_tick.sql", "SQL"],
             plugins: ["EmbedAssets"]
         ),
         // C codecs: libjpeg-turbo, libpng, libheif and libwebp behind a small C layer (errors as

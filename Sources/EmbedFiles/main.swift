@@ -6,9 +6,11 @@ import Foundation
 //   EmbedFiles OUTPUT list TYPE.PROPERTY FILE…
 //       `extension TYPE { static let PROPERTY: [(name: String, text: String)] }`: each FILE's
 //       name and text, in the order given (EmbedMigrations: `Migration.files`).
-//   EmbedFiles OUTPUT each TYPE FILE…
+//   EmbedFiles OUTPUT each TYPE ROOT FILE…
 //       `enum TYPE { static let NAME: String }`, one NAME per FILE: its file name in lower camel
-//       case (`openapi.yaml` → `openapiYaml`, `console.js` → `consoleJs`) (EmbedAssets: `EmbeddedAssets`).
+//       case (`openapi.yaml` → `openapiYaml`, `console.js` → `consoleJs`), and `static let files`:
+//       each FILE's path under the folder ROOT with its NAME's text, in the order given
+//       (EmbedAssets: `EmbeddedAssets`; `AtelierQueue` reads its function definitions from `files`).
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("EmbedFiles: \(message)\n".utf8))
@@ -16,11 +18,12 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count >= 3, ["list", "each"].contains(arguments[1]) else {
-    fail("usage: EmbedFiles OUTPUT list TYPE.PROPERTY FILE… | EmbedFiles OUTPUT each TYPE FILE…", status: 2)
+guard arguments.count >= 3, ["list", "each"].contains(arguments[1]), arguments[1] == "list" || arguments.count >= 4 else {
+    fail("usage: EmbedFiles OUTPUT list TYPE.PROPERTY FILE… | EmbedFiles OUTPUT each TYPE ROOT FILE…", status: 2)
 }
 let (output, form, declaration) = (arguments[0], arguments[1], arguments[2])
-let files = arguments.dropFirst(3).map { URL(fileURLWithPath: $0) }
+let root = form == "each" ? URL(fileURLWithPath: arguments[3]).standardizedFileURL.path + "/" : ""
+let files = arguments.dropFirst(form == "each" ? 4 : 3).map { URL(fileURLWithPath: $0) }
 
 /// A raw multi-line literal whose value is exactly `text`: enough `#`s that nothing in the text
 /// closes the literal or starts an escape.
@@ -61,14 +64,21 @@ if form == "list" {
     source += "]\n}\n"
 } else {
     source += "enum \(declaration) {\n"
-    var seen: Set<String> = []
+    var seen: Set<String> = ["files"]   // taken by the list below
+    var paths: [(path: String, name: String)] = []
     for url in files {
         let name = propertyName(url.lastPathComponent)
         guard seen.insert(name).inserted else { fail("two files would both be \(declaration).\(name)") }
+        let path = url.standardizedFileURL.path
+        guard path.hasPrefix(root) else { fail("\(path) is not under \(root)") }
+        paths.append((String(path.dropFirst(root.count)), name))
         source += "    /// \(url.lastPathComponent), verbatim.\n"
         source += "    static let `\(name)` = \(literal(text(of: url)))\n"  // `…`: a name may be a keyword
     }
-    source += "}\n"
+    source += "    /// Every file above: its path under the target's folder, and its text.\n"
+    source += "    static let files: [(path: String, text: String)] = [\n"
+    for (path, name) in paths { source += "        (\"\(path)\", `\(name)`),\n" }
+    source += "    ]\n}\n"
 }
 do {
     try Data(source.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)

@@ -21,7 +21,7 @@ final class JobCountsMigrationTests: DatabaseTestCase {
         try await queue.enqueue((0..<7).map { _ in NewJob(kind: "k") } + [NewJob(kind: "other", queue: "images")])
         let claimed = try await queue.claim(worker: "w1", queues: ["default"], kinds: ["k"], limit: 3, lease: .seconds(30))
         XCTAssertEqual(claimed.count, 3)
-        let report = try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn()).migrate()
+        let report = try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn(), definitions: QueueSchema.definitions).migrate()
         XCTAssertEqual(report.applied, [22])
         let rows = try await queue.client.query("""
             SELECT queue || '/' || kind || '/' || state, n::int FROM job_counts_live ORDER BY 1

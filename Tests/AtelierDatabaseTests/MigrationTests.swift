@@ -8,12 +8,12 @@ final class MigrationTests: XCTestCase {
     func testRerunningMigrateIsANoOp() async throws {
         let db = try await TestDatabase.make()
         do {
-            let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn())
+            let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn(), definitions: QueueSchema.definitions)
             let report = try await migrator.migrate()
             XCTAssertEqual(report.applied, [], "the database was migrated by make(); a second run applies nothing")
             XCTAssertEqual(report.currentVersion, Schema.version)
             XCTAssertEqual(report.editedAfterApply, [])
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger)
+            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, definitions: QueueSchema.definitions)
         } catch { XCTFail("\(error)") }
         await db.drop()
     }
@@ -21,7 +21,7 @@ final class MigrationTests: XCTestCase {
     func testDatabaseNewerThanTheCodeIsRefused() async throws {
         let db = try await TestDatabase.make()
         try await db.execute("INSERT INTO atelier_schema_migrations (version, name, checksum) VALUES (\(Schema.version + 1), 'future', 'x')")
-        let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn())
+        let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn(), definitions: QueueSchema.definitions)
         do {
             try await migrator.migrate()
             XCTFail("migrate must refuse a database newer than the code")
@@ -29,7 +29,7 @@ final class MigrationTests: XCTestCase {
             XCTAssertTrue(DatabaseErrorText.describe(error).contains("newer than this build"), DatabaseErrorText.describe(error))
         }
         do {
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger)
+            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, definitions: QueueSchema.definitions)
             XCTFail("workers must refuse to start on a newer schema")
         } catch {
             XCTAssertEqual(DatabaseErrorText.queueError(error), .schema(DatabaseErrorText.describe(error)))

@@ -30,7 +30,7 @@ public final class TestDatabase: Sendable {
         let queue = JobQueue(url: url, applicationName: "atelier-test", maxConnections: 20, logger: logger)
         let runner = Task { await queue.run() }
         let db = TestDatabase(url: url, queue: queue, admin: admin, runner: runner)
-        try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn()).migrate()
+        try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn(), definitions: QueueSchema.definitions).migrate()
         return db
     }
 

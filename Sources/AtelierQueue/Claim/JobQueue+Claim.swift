@@ -9,24 +9,23 @@ extension JobQueue {
     /// Claims up to `limit` claimable jobs for `worker`, highest priority first, then owners in
     /// turn (fair share; oldest first when ``fairShare`` is off).
     ///
-    /// The claim query is the SQL function `atelier_claim`, read as the database has it in
-    /// `Migrations/current/schema.sql` (made by migration 0002 and redefined by later ones, listed
-    /// in docs/architecture.md; that file is their sum, kept true by ./ops/check-schema): tag the
-    /// jobs whose run_at has come for fair share (0017), pick rows from the partial
+    /// The claim query is the SQL function `atelier_claim`, defined in
+    /// `Sources/AtelierQueue/SQL/atelier_claim.sql`: tag the
+    /// jobs whose run_at has come for fair share, pick rows from the partial
     /// index of ready jobs in claim order, skipping rows another worker is claiming at this
     /// instant (`FOR UPDATE SKIP LOCKED`), mark them running under a lease in the same
     /// statement, and append a `running` event for each.
     /// Paused queues are left alone. It lives in the database so its planner settings can pin
     /// the index walk: cost is O(limit), not O(queued jobs), even when statistics are stale
-    /// (0030, `ClaimPlanTests`).
+    /// (`ClaimPlanTests`).
     /// Where the claim sits in a job's life (wake-up, batch refill, leases): docs/architecture.md §2.2.
     ///
-    /// A job marked `run_alone` (0013) is claimed only when `worker` is running nothing — as the
+    /// A job marked `run_alone` is claimed only when `worker` is running nothing — as the
     /// database sees it: its claims whose completion has not landed — and then alone; a worker
     /// holding such a job gets nothing; a busy worker gets nothing either while a marked job it
     /// could run has waited longer than `isolationWait`, so it drains and takes that job next.
     ///
-    /// Limits per kind (0020, ``KindLimits``): a kind at its concurrency, out of rate tokens, or
+    /// Limits per kind (``KindLimits``): a kind at its concurrency, out of rate tokens, or
     /// an owner at its per-owner concurrency gets no more jobs from this claim; the jobs held back
     /// stay queued and spend no attempt. Each job comes with its kind's timeout, if one is set.
     package func claim(

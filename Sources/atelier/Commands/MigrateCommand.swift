@@ -10,6 +10,10 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Apply the migrations built into this binary in order (each in a transaction); a no-op when up to date.",
         discussion: """
+            Then the queue's functions and views (Sources/AtelierQueue/SQL) that differ from what the database
+            has are applied, together in one transaction. Run it with the newest build you deploy: an older
+            build puts its own definitions back.
+
             With --create-bucket and ATELIER_BLOB_STORE=s3 it also creates the bucket ATELIER_S3_BUCKET names
             unless it exists: the one-shot set-up of a new deployment (docker-compose.yml's `init` service).
             ATELIER_STARTUP_WAIT (e.g. 2m) lets it wait that long for the database and the store to answer.
@@ -31,7 +35,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let status = self.status
         let createBucket = self.createBucket
         try await withQueue(database, logLevel: .info) { queue in
-            let migrator = try Migrator(client: queue.client, logger: queue.logger, migrations: try directory.map { url throws(ConfigurationError) in try Migration.load(from: url) } ?? Migration.builtIn())
+            let migrator = try Migrator(client: queue.client, logger: queue.logger, migrations: try directory.map { url throws(ConfigurationError) in try Migration.load(from: url) } ?? Migration.builtIn(), definitions: QueueSchema.definitions)
             if status {
                 let applied = try await migrator.appliedMigrations()
                 var table = Table("VERSION", "NAME", "STATE")
@@ -51,6 +55,9 @@ struct MigrateCommand: AsyncParsableCommand {
                 say("database schema is up to date (version \(report.currentVersion))")
             } else {
                 say("applied migration(s) \(report.applied.map(String.init).joined(separator: ", ")); schema is at version \(report.currentVersion)")
+            }
+            if !report.definitionsApplied.isEmpty {
+                say("applied definition(s) \(report.definitionsApplied.joined(separator: ", "))")
             }
             if createBucket { try await Self.createBucket() }
         }
