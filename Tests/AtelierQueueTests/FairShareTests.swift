@@ -148,8 +148,9 @@ final class FairShareTests: DatabaseTestCase {
         XCTAssertTrue(got7.map(\.id).contains(later), "due now: one of the next two")
     }
 
-    /// A cancelled job gives up its turn, and a retried one queues afresh: it does not come back
-    /// with the turn it had before (which would put it ahead of everyone who came since).
+    /// A cancelled job gives up its turn, and a retried one queues afresh, tagged as it is retried
+    /// (as a bulk retry tags it): it does not come back with the turn it had before (which would
+    /// put it ahead of everyone who came since).
     func testARetriedJobIsTaggedAfresh() async throws {
         let early = try await enqueue(1, owner: "a")[0]
         try await queue.cancel(id: early)
@@ -159,8 +160,10 @@ final class FairShareTests: DatabaseTestCase {
         let got8 = try await claim(10)
         XCTAssertEqual(owners(got8), ["b": 10])
         try await queue.retry(id: early)
-        let waiting = try await db.scalar("SELECT fair_tag FROM jobs WHERE id = \(early)", as: Double?.self)
-        XCTAssertNil(waiting, "retried, it waits to be tagged by the next claim: no old turn")
+        let retagged = try await db.scalar("SELECT fair_tag FROM jobs WHERE id = \(early)", as: Double?.self)
+        let front = try await db.scalar("SELECT min(fair_tag) FROM jobs WHERE state = 'queued' AND owner = 'b'", as: Double?.self)
+        XCTAssertNotNil(retagged)
+        XCTAssertEqual(retagged, front, "retried, it is tagged at once at the turn being served: no old turn")
         let next = try await claim(2)
         XCTAssertTrue(next.map(\.id).contains(early), "back at the turn being served: one of the next two")
         XCTAssertEqual(owners(next)["b"], 1)

@@ -250,7 +250,7 @@ final class QueueTests: DatabaseTestCase {
         } catch {
             XCTAssertTrue(DatabaseErrorText.describe(error).contains("only failed or cancelled"))
         }
-        try await XCTAssertEqualAsync(try await queue.retryAllFailed(), 1)
+        try await queue.retry(id: id)
         let job = try await queue.job(id: id)
         XCTAssertEqual(job.state, .queued)
         XCTAssertEqual(job.attempt, 0)

@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 
 extension JobQueue {
-    /// Cancels a job. A queued job is cancelled at once; a running one is flagged, its worker is
+    /// Cancels a job, as a bulk cancel does (both are `atelier_cancel_jobs`). A queued job is cancelled at once; a running one is flagged, its worker is
     /// notified (`atelier_cancel`) and stops it, then records `cancelled`. Finished jobs are left
     /// as they are. `owner` limits the cancel to that owner's jobs (nil: any job, for operators).
     /// Returns the job's state after the call.
@@ -12,21 +12,10 @@ extension JobQueue {
             WITH target AS (
                 SELECT id, state FROM jobs WHERE id = \(id) AND (\(owner)::text IS NULL OR owner = \(owner)::text)
                    FOR UPDATE
-            ), cancelled AS (
-                UPDATE jobs j SET state = 'cancelled', error = \(reason), fair_tag = NULL, finished_at = now(), updated_at = now()
-                  FROM target t WHERE j.id = t.id AND t.state = 'queued'
-                RETURNING j.id
-            ), flagged AS (
-                UPDATE jobs j SET cancel_requested = true, updated_at = now()
-                  FROM target t WHERE j.id = t.id AND t.state = 'running'
-                RETURNING j.id, pg_notify('atelier_cancel', j.id::text)
-            ), events AS (
-                INSERT INTO job_events (job_id, type, data)
-                SELECT id, 'cancelled', jsonb_build_object('reason', \(reason)::text) FROM cancelled
-                UNION ALL
-                SELECT id, 'cancel_requested', jsonb_build_object('reason', \(reason)::text) FROM flagged
             )
-            SELECT CASE WHEN EXISTS (SELECT 1 FROM cancelled) THEN 'cancelled' ELSE state END FROM target
+            SELECT CASE WHEN cardinality(c.cancelled) > 0 THEN 'cancelled' ELSE t.state END
+              FROM target t,
+                   atelier_cancel_jobs(ARRAY[t.id], \(reason), jsonb_build_object('reason', \(reason)::text)) c
             """, logger: logger)
         for try await state in rows.decode(String.self) {
             return JobState(rawValue: state) ?? .failed

@@ -19,9 +19,6 @@ DECLARE
     v_stopping integer := 0;
     v_purged uuid[] := '{}';
     v_after uuid;
-    v_retried uuid[];
-    v_owners text[];
-    v_priorities integer[];
 BEGIN
     SELECT * INTO a FROM bulk_actions b WHERE b.id = p_id FOR UPDATE;
     IF NOT FOUND THEN
@@ -59,48 +56,11 @@ BEGIN
 
     -- A row locked and re-read after a wait (pass 2) is checked again: it may have moved on.
     IF a.action = 'cancel' THEN
-        WITH target AS (
-            SELECT j.id, j.state FROM jobs j WHERE j.id = ANY (v_ids)
-        ), cancelled AS (
-            UPDATE jobs j SET state = 'cancelled', error = 'cancelled by bulk action ' || a.id, fair_tag = NULL,
-                              finished_at = now(), updated_at = now()
-              FROM target t WHERE j.id = t.id AND t.state = 'queued'
-            RETURNING j.id
-        ), flagged AS (
-            UPDATE jobs j SET cancel_requested = true, updated_at = now()
-              FROM target t WHERE j.id = t.id AND t.state = 'running' AND NOT j.cancel_requested
-            RETURNING j.id, pg_notify('atelier_cancel', j.id::text)
-        ), events AS (
-            INSERT INTO job_events (job_id, type, data)
-            SELECT c.id, 'cancelled', jsonb_build_object('reason', 'cancelled by bulk action ' || a.id, 'bulk_action', a.id) FROM cancelled c
-            UNION ALL
-            SELECT f.id, 'cancel_requested', jsonb_build_object('reason', 'cancelled by bulk action ' || a.id, 'bulk_action', a.id) FROM flagged f
-        )
-        SELECT (SELECT count(*) FROM cancelled), (SELECT count(*) FROM flagged) INTO v_acted, v_stopping;
+        SELECT cardinality(c.cancelled), cardinality(c.flagged) INTO v_acted, v_stopping
+          FROM atelier_cancel_jobs(v_ids, 'cancelled by bulk action ' || a.id,
+                                   jsonb_build_object('reason', 'cancelled by bulk action ' || a.id, 'bulk_action', a.id)) c;
     ELSIF a.action = 'retry' THEN
-        WITH retried AS (
-            UPDATE jobs j SET state = 'queued', attempt = 0, crashes = 0, crash_streak = 0, run_alone = false, snoozes = 0,
-                              snooze_streak = 0, run_at = now(), fair_tag = NULL, finished_at = NULL,
-                              cancel_requested = false, progress = 0, progress_step = NULL, updated_at = now()
-             WHERE j.id = ANY (v_ids) AND j.state IN ('failed', 'cancelled')
-            RETURNING j.id, j.owner, j.priority
-        ), events AS (
-            INSERT INTO job_events (job_id, type, data)
-            SELECT r.id, 'retried', jsonb_build_object('by', 'operator', 'bulk_action', a.id) FROM retried r
-        )
-        SELECT count(*), array_agg(r.id ORDER BY r.id), array_agg(r.owner ORDER BY r.id),
-               array_agg(r.priority::integer ORDER BY r.id)
-          INTO v_acted, v_retried, v_owners, v_priorities
-          FROM retried r;
-        -- Their fair-share tags now, as the claim's promotion would give them (p_fair is the
-        -- runner's ATELIER_FAIR_SHARE): left untagged, a batch of 1,000 would be tagged 256 at a
-        -- time by the first statement of the workers' next claims, whatever queue they serve.
-        IF v_acted > 0 THEN
-            UPDATE jobs j SET fair_tag = t.tag
-              FROM unnest(v_retried) WITH ORDINALITY AS d(id, ord)
-              JOIN atelier_fair_tags(p_fair, v_owners, v_priorities) t ON t.ord = d.ord
-             WHERE j.id = d.id;
-        END IF;
+        v_acted := cardinality(atelier_retry_jobs(v_ids, p_fair, jsonb_build_object('by', 'operator', 'bulk_action', a.id)));
     ELSE
         WITH deleted AS (
             DELETE FROM jobs j WHERE j.id = ANY (v_ids) AND j.state IN ('succeeded', 'failed', 'cancelled')
