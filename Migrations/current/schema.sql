@@ -840,6 +840,63 @@ END $$;
 
 
 --
+-- Name: atelier_rescue_lost_jobs(bigint, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_rescue_lost_jobs(p_restart_grace_ms bigint, p_crash_limit integer) RETURNS integer
+    LANGUAGE sql
+    AS $$
+    WITH lost AS (
+        SELECT id, lease_expires_at < now() AS expired FROM jobs
+         WHERE state = 'running'
+           AND (lease_expires_at < now()
+                OR (pg_postmaster_start_time() < now() - p_restart_grace_ms * interval '1 millisecond'
+                    AND lease_owner NOT IN (SELECT id FROM atelier_live_workers)))
+           FOR UPDATE SKIP LOCKED
+    ), judged AS (
+        -- The other jobs the dead worker was running (its claims not completed, rescued in this
+        -- statement or not): none, and this job was alone when it died.
+        SELECT j.id, o.others, o.others = 0 AND j.crash_streak + 1 >= p_crash_limit AS poison,
+               'worker ' || coalesce(j.lease_owner, '?') || ' stopped during attempt ' || j.attempt
+               || CASE WHEN lost.expired THEN ' (its lease expired' ELSE ' (its process is gone' END
+               || CASE o.others WHEN 0 THEN ')' WHEN 1 THEN '; 1 other job was running in it)'
+                       ELSE '; ' || o.others || ' other jobs were running in it)' END AS what
+          FROM jobs j JOIN lost ON lost.id = j.id
+         CROSS JOIN LATERAL (SELECT count(*)::int AS others FROM jobs r
+                              WHERE r.state = 'running' AND r.lease_owner = j.lease_owner AND r.id <> j.id) o
+    ), rescued AS (
+        UPDATE jobs j SET
+            state = CASE WHEN v.poison THEN 'failed' ELSE 'queued' END,
+            crashes = j.crashes + 1,
+            crash_streak = j.crash_streak + CASE WHEN v.others = 0 THEN 1 ELSE 0 END,
+            run_alone = true,
+            error = CASE WHEN v.poison
+                THEN 'poison pill: the job stopped its worker ' || (j.crash_streak + 1) || ' times in a row while running alone '
+                     || '(crash limit ' || p_crash_limit || '; last: ' || v.what || '); failed without another try'
+                ELSE v.what END,
+            errors = j.errors || jsonb_build_array(jsonb_build_object(
+                'attempt', j.attempt, 'at', now(), 'error', v.what, 'crash', true)),
+            -- A second crash alone in a row and the next ones wait before the next run: 1 s,
+            -- doubling, ±25 %.
+            run_at = now() + CASE WHEN v.others = 0 AND j.crash_streak >= 1
+                THEN make_interval(secs => least(30, 2 ^ (j.crash_streak - 1)) * (0.75 + random() * 0.5))
+                ELSE interval '0' END,
+            finished_at = CASE WHEN v.poison THEN now() END,
+            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+          FROM judged v WHERE j.id = v.id
+        RETURNING j.id, j.state, j.attempt, j.error, j.crashes, j.crash_streak, v.others
+    ), events AS (
+        INSERT INTO job_events (job_id, type, data)
+        SELECT id, CASE WHEN state = 'failed' THEN 'failed' ELSE 'requeued' END,
+               jsonb_build_object('attempt', attempt, 'error', error, 'crashes', crashes, 'crash_streak', crash_streak,
+                                  'shared_with', others, 'reason', CASE WHEN state = 'failed' THEN 'poison_pill' ELSE 'worker_lost' END)
+          FROM rescued
+    )
+    SELECT count(*)::int FROM rescued
+$$;
+
+
+--
 -- Name: atelier_retry_jobs(uuid[], boolean, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -912,6 +969,38 @@ CREATE TABLE public.apple_identity_uses (
     token_hash text NOT NULL,
     expires_at timestamp with time zone NOT NULL
 );
+
+
+--
+-- Name: workers; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.workers (
+    id text NOT NULL,
+    lock_key integer NOT NULL,
+    host text NOT NULL,
+    pid integer NOT NULL,
+    queues text[] NOT NULL,
+    kinds text[] NOT NULL,
+    concurrency integer NOT NULL,
+    version text NOT NULL,
+    running integer DEFAULT 0 NOT NULL,
+    processed bigint DEFAULT 0 NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: atelier_live_workers; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.atelier_live_workers AS
+ SELECT w.id
+   FROM (public.workers w
+     JOIN pg_locks l ON (((l.locktype = 'advisory'::text) AND l.granted AND (l.objsubid = 2) AND (l.database = ( SELECT pg_database.oid
+           FROM pg_database
+          WHERE (pg_database.datname = current_database()))) AND (l.classid = (1096043602)::oid) AND (l.objid = (w.lock_key)::oid))));
 
 
 --
@@ -1336,26 +1425,6 @@ CREATE TABLE public.users (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT users_role_check CHECK ((role ~ '^[a-z][a-z0-9_.-]{0,31}$'::text))
-);
-
-
---
--- Name: workers; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.workers (
-    id text NOT NULL,
-    lock_key integer NOT NULL,
-    host text NOT NULL,
-    pid integer NOT NULL,
-    queues text[] NOT NULL,
-    kinds text[] NOT NULL,
-    concurrency integer NOT NULL,
-    version text NOT NULL,
-    running integer DEFAULT 0 NOT NULL,
-    processed bigint DEFAULT 0 NOT NULL,
-    started_at timestamp with time zone DEFAULT now() NOT NULL,
-    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 

@@ -93,4 +93,10 @@ final class DefinitionTests: XCTestCase {
         } catch { XCTFail("\(error)") }
         await db.drop()
     }
+
+    func testTheLiveWorkersViewReadsTheLocksOfTheWorkersNamespace() throws {
+        // The view names the namespace as a number; the workers take their lock with the constant.
+        let view = try XCTUnwrap(QueueSchema.definitions.first { $0.name == "atelier_live_workers" })
+        XCTAssertTrue(view.sql.contains("l.classid = \(UInt32(bitPattern: Schema.lockNamespace))::oid"), view.sql)
+    }
 }

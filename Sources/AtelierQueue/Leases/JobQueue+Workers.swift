@@ -2,20 +2,6 @@ import AtelierDatabase
 import Foundation
 import PostgresNIO
 
-/// How a live worker is recognised: it holds the session advisory lock
-/// `(Schema.lockNamespace, workers.lock_key)` on its listener connection. PostgreSQL drops the
-/// lock the moment that connection closes, which a killed process's connection does at once.
-enum Liveness {
-    /// SQL: the ids of workers whose liveness lock is held right now in this database.
-    static let liveWorkerIDs = """
-        SELECT w.id FROM workers w
-          JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-                         AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                         AND l.classid = \(UInt32(bitPattern: Schema.lockNamespace))::oid
-                         AND l.objid = w.lock_key::oid
-        """
-}
-
 extension JobQueue {
     /// Adds (or refreshes) `worker` in the registry; returns its liveness lock key.
     ///
@@ -70,7 +56,7 @@ extension JobQueue {
             WITH gone AS (
                 DELETE FROM workers
                  WHERE heartbeat_at < now() - \(staleAfter.milliseconds) * interval '1 millisecond'
-                   AND id NOT IN (\(unescaped: Liveness.liveWorkerIDs))
+                   AND id NOT IN (SELECT id FROM atelier_live_workers)
                 RETURNING 1
             ) SELECT count(*)::int FROM gone
             """, as: Int.self) ?? 0
@@ -80,7 +66,7 @@ extension JobQueue {
     public func workers() async throws -> [WorkerInfo] {
         let rows = try await client.query("""
             SELECT id, host, pid, queues, kinds, concurrency, version, running, processed, started_at, heartbeat_at,
-                   id IN (\(unescaped: Liveness.liveWorkerIDs)) AS alive
+                   id IN (SELECT id FROM atelier_live_workers) AS alive
               FROM workers ORDER BY alive DESC, started_at
             """, logger: logger)
         var result: [WorkerInfo] = []
