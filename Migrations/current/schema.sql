@@ -598,6 +598,29 @@ END $$;
 
 
 --
+-- Name: atelier_extend_leases(uuid[], integer[], text, bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.atelier_extend_leases(p_ids uuid[], p_attempts integer[], p_worker text, p_lease_ms bigint) RETURNS TABLE(id uuid, cancel_requested boolean)
+    LANGUAGE sql
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+    WITH locked AS MATERIALIZED (
+        SELECT j.id FROM jobs j
+         WHERE j.id = ANY (p_ids) AND j.state = 'running' AND j.lease_owner = p_worker
+         ORDER BY j.id
+           FOR NO KEY UPDATE
+    )
+    UPDATE jobs j
+       SET lease_expires_at = now() + p_lease_ms * interval '1 millisecond'
+      FROM unnest(p_ids, p_attempts) AS l(id, attempt)
+     WHERE j.id = l.id AND j.attempt = l.attempt AND j.state = 'running' AND j.lease_owner = p_worker
+       AND l.id IN (SELECT k.id FROM locked k)
+    RETURNING j.id, j.cancel_requested
+$$;
+
+
+--
 -- Name: atelier_fair_tag(boolean, text, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 

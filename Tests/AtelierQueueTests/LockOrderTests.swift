@@ -94,7 +94,7 @@ final class LockOrderTests: DatabaseTestCase {
             let leases = (reversed ? [high, low] : [low, high]).map { HeldLease(jobID: $0.id, attempt: $0.attempt) }
             let queue = self.queue
             let lease = self.lease
-            let locked = try await lockedWhileWaiting(held: high.id, other: low.id, marker: "lease_expires_at") {
+            let locked = try await lockedWhileWaiting(held: high.id, other: low.id, marker: "atelier_extend_leases") {
                 let report = try await queue.extendLeases(leases, worker: "w", lease: lease)
                 XCTAssertEqual(report.held, [low.id, high.id])
             }

@@ -1,9 +1,14 @@
 import Foundation
 import PostgresNIO
 
-/// Owners' weights in fair share, as operators manage them (`atelier weights`); the enqueue and
-/// the claim's promotion read them through `atelier_fair_tags`. Each change writes one audit row
-/// (`target`: `owner:<name>`).
+/// Owners' weights in fair share, as operators manage them (`atelier weights`). Each change
+/// writes one audit row (`target`: `owner:<name>`).
+///
+/// Fair share itself is decided in SQL, in `Sources/AtelierQueue/SQL/`: a job's turn is
+/// `atelier_fair_tag.sql` (a batch's, `atelier_fair_tags.sql`), given by the enqueue, by a retry
+/// (`atelier_retry_jobs.sql`) and by the claim's promotion of jobs whose time has come; the claim
+/// (`atelier_claim.sql`) serves the lowest turns first and moves the clock. docs/architecture.md,
+/// "Fair share", explains the rule.
 extension JobQueue {
     package func ownerWeights() async throws -> [OwnerWeight] {
         let rows = try await client.query(

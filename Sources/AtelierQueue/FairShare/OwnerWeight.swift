@@ -1,6 +1,6 @@
 import Foundation
 
-/// An owner's weight in fair share (migration 0021): while owners have jobs queued at one
+/// An owner's weight in fair share: while owners have jobs queued at one
 /// priority, an owner of weight 2 is served two jobs for each one of an owner of weight 1. Owners
 /// without a weight weigh 1. Set with `atelier weights set OWNER W`.
 package struct OwnerWeight: Sendable, Equatable {

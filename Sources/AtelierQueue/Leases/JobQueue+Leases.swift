@@ -25,25 +25,15 @@ extension JobQueue {
     /// own and which were asked to cancel. An attempt missing from `held` was rescued from this
     /// worker: stop it, its completion would be refused anyway.
     ///
-    /// The rows are locked in id order before any is changed, as the completion's are
-    /// (`atelier_complete`, migration 0032): the two run at once from two connections and, each
-    /// in its plan's order, could deadlock.
+    /// The statement is `atelier_extend_leases` (`Sources/AtelierQueue/SQL/`), beside
+    /// `atelier_complete`: both lock their rows in id order, since they run at once from two
+    /// connections and, each in its plan's order, could deadlock.
     package func extendLeases(_ leases: [HeldLease], worker: String, lease: Duration) async throws -> LeaseReport {
         guard !leases.isEmpty else { return LeaseReport(held: [], cancelRequested: []) }
         let ids = leases.map(\.jobID)
         let rows = try await client.query("""
-            WITH locked AS MATERIALIZED (
-                SELECT j.id FROM jobs j
-                 WHERE j.id = ANY (\(ids)::uuid[]) AND j.state = 'running' AND j.lease_owner = \(worker)
-                 ORDER BY j.id
-                   FOR NO KEY UPDATE
-            )
-            UPDATE jobs j
-               SET lease_expires_at = now() + \(lease.milliseconds) * interval '1 millisecond'
-              FROM unnest(\(ids)::uuid[], \(leases.map(\.attempt))::int[]) AS l(id, attempt)
-             WHERE j.id = l.id AND j.attempt = l.attempt AND j.state = 'running' AND j.lease_owner = \(worker)
-               AND l.id IN (SELECT k.id FROM locked k)
-            RETURNING j.id, j.cancel_requested
+            SELECT id, cancel_requested
+              FROM atelier_extend_leases(\(ids)::uuid[], \(leases.map(\.attempt))::int[], \(worker), \(lease.milliseconds)::bigint)
             """, logger: logger)
         var report = LeaseReport(held: [], cancelRequested: [])
         for try await (id, cancel) in rows.decode((UUID, Bool).self) {
