@@ -1,3 +1,6 @@
+// HEIC/HEIF through libheif (HEVC by libde265). libheif applies the file's own transforms
+// (irot/imir/clap) while decoding, so the pixels come out upright: callers must not apply EXIF
+// orientation again. The primary image's size is known from the boxes before any decoding.
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +11,6 @@
 #include "atelier_color.h"
 #include "heif_hdr.h"
 #include "heif_structure.h"
-
-// HEIC/HEIF through libheif (HEVC by libde265). libheif applies the file's own transforms
-// (irot/imir/clap) while decoding, so the pixels come out upright: callers must not apply EXIF
-// orientation again. The primary image's size is known from the boxes before any decoding.
 
 static int ac_heif_code(struct heif_error error) {
     if (error.code == heif_error_Memory_allocation_error) return AC_NO_MEMORY;

@@ -1,3 +1,8 @@
+// JPEG through libjpeg-turbo: probe (size from the header, and a check that the file is not cut
+// short), decode into the caller's buffer (scaled by eighths in the DCT, CMYK converted to sRGB
+// through lcms2, a cap on progressive scans) and encode (optimised Huffman tables, sRGB tagged).
+// libjpeg reports fatal errors by calling error_exit, which must not return: here it longjmps back
+// to the call in progress, which frees what it holds and reports the library's message.
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +102,26 @@ static void ac_jpeg_progress_monitor(j_common_ptr info) {
     }
 }
 
+// The error handling every decode starts with: fatal errors and the warnings ac_jpeg_strict
+// treats as damage longjmp to the caller's setjmp on `error->jump`.
+static void ac_jpeg_catch(struct jpeg_decompress_struct *decoder, ac_jpeg_error *error) {
+    decoder->err = jpeg_std_error(&error->base);
+    error->base.error_exit = ac_jpeg_error_exit;
+    error->base.emit_message = ac_jpeg_strict;
+    error->code = AC_CORRUPT;
+}
+
+// Reads the header of `data` (under the caller's setjmp: a damaged header longjmps) and checks
+// that the file is not cut short. Sets the source size in `result`; returns AC_OK or AC_CORRUPT,
+// the decoder still to be destroyed by the caller either way.
+static int ac_jpeg_open(struct jpeg_decompress_struct *decoder, const uint8_t *data, size_t size, ac_result *result) {
+    jpeg_mem_src(decoder, data, (unsigned long)size);
+    jpeg_read_header(decoder, TRUE);
+    result->source_width = (int)decoder->image_width;
+    result->source_height = (int)decoder->image_height;
+    return ac_jpeg_check_eoi(decoder, data, size, result);
+}
+
 int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uint64_t max_pixels, int max_scans,
                         const uint8_t *cmyk_profile, size_t cmyk_profile_size,
                         uint8_t *target, size_t capacity, ac_result *result) {
@@ -113,10 +138,7 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
         return AC_CORRUPT;
     }
 
-    decoder.err = jpeg_std_error(&error.base);
-    error.base.error_exit = ac_jpeg_error_exit;
-    error.base.emit_message = ac_jpeg_strict;
-    error.code = AC_CORRUPT;
+    ac_jpeg_catch(&decoder, &error);
     if (setjmp(error.jump)) {
         ac_set(result, error.code, error.message);
         jpeg_destroy_decompress(&decoder);
@@ -128,12 +150,7 @@ int ac_jpeg_decode_into(const uint8_t *data, size_t size, int scale_eighths, uin
     progress.base.progress_monitor = ac_jpeg_progress_monitor;
     progress.max_scans = max_scans > 0 ? max_scans : 1000;
     decoder.progress = &progress.base;
-    jpeg_mem_src(&decoder, data, (unsigned long)size);
-    jpeg_read_header(&decoder, TRUE);
-
-    result->source_width = (int)decoder.image_width;
-    result->source_height = (int)decoder.image_height;
-    if (ac_jpeg_check_eoi(&decoder, data, size, result) != AC_OK) {
+    if (ac_jpeg_open(&decoder, data, size, result) != AC_OK) {
         jpeg_destroy_decompress(&decoder);
         return AC_CORRUPT;
     }
@@ -216,26 +233,19 @@ int ac_jpeg_probe(const uint8_t *data, size_t size, ac_result *result) {
         ac_set(result, AC_CORRUPT, "the JPEG is empty or truncated");
         return AC_CORRUPT;
     }
-    decoder.err = jpeg_std_error(&error.base);
-    error.base.error_exit = ac_jpeg_error_exit;
-    error.base.emit_message = ac_jpeg_strict;
-    error.code = AC_CORRUPT;
+    ac_jpeg_catch(&decoder, &error);
     if (setjmp(error.jump)) {
         ac_set(result, error.code, error.message);
         jpeg_destroy_decompress(&decoder);
         return result->code;
     }
     jpeg_create_decompress(&decoder);
-    jpeg_mem_src(&decoder, data, (unsigned long)size);
-    jpeg_read_header(&decoder, TRUE);
-    result->width = result->source_width = (int)decoder.image_width;
-    result->height = result->source_height = (int)decoder.image_height;
+    int opened = ac_jpeg_open(&decoder, data, size, result);
+    result->width = result->source_width;
+    result->height = result->source_height;
     result->channels = 3;
-    if (ac_jpeg_check_eoi(&decoder, data, size, result) != AC_OK) {
-        jpeg_destroy_decompress(&decoder);
-        return AC_CORRUPT;
-    }
     jpeg_destroy_decompress(&decoder);
+    if (opened != AC_OK) return AC_CORRUPT;
     return result->code;
 }
 

@@ -1,3 +1,5 @@
+// PNG through libpng's simplified API: it converts every PNG flavour (1–16 bit, palette, gray, alpha) to
+// the format asked for, and reports errors through the png_image struct — no longjmp here.
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -5,9 +7,6 @@
 #include <png.h>
 
 #include "atelier_codecs.h"
-
-// libpng's simplified API: it converts every PNG flavour (1–16 bit, palette, gray, alpha) to
-// the format asked for, and reports errors through the png_image struct — no longjmp here.
 
 static int ac_png_fail(ac_result *result, png_imagep image, int code, const char *fallback) {
     result->code = code;

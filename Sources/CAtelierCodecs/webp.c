@@ -1,3 +1,5 @@
+// WebP through libwebp: still images, lossy or lossless, with or without alpha. The size comes
+// from WebPGetFeatures (the bitstream header) before any pixel memory is allocated.
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +10,6 @@
 
 #include "atelier_codecs.h"
 #include "atelier_color.h"
-
-// WebP through libwebp: still images, lossy or lossless, with or without alpha. The size comes
-// from WebPGetFeatures (the bitstream header) before any pixel memory is allocated.
 
 static int ac_webp_features(const uint8_t *data, size_t size, WebPBitstreamFeatures *features, ac_result *result) {
     VP8StatusCode status = size < 12 ? VP8_STATUS_NOT_ENOUGH_DATA : WebPGetFeatures(data, size, features);
