@@ -18,13 +18,4 @@ package struct FloatPlane: Sendable {
         }
         self.init(width: gray.width, height: gray.height, values: values)
     }
-
-    /// Back to bytes, clamped.
-    package func pixelBuffer() -> PixelBuffer {
-        var bytes = [UInt8](repeating: 0, count: values.count)
-        values.withUnsafeBufferPointer { source in
-            bytes.withUnsafeMutableBufferPointer { ByteConversion.store(source.baseAddress!, to: $0.baseAddress!, count: $0.count) }
-        }
-        return PixelBuffer(width: width, height: height, channels: 1, pixels: bytes)
-    }
 }
