@@ -314,7 +314,8 @@ let package = Package(
         ),
         .testTarget(
             name: "AtelierQueueTests",
-            dependencies: ["AtelierQueue", "AtelierTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["AtelierQueue", "AtelierTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         // The worker runtime in process and as real `atelier work` processes (exactly once,
         // SIGKILL, SIGTERM, the supervisor), crashes and poison pills, maintenance, diagnostic kinds.

@@ -74,6 +74,8 @@ final class MaintenanceTests: DatabaseTestCase {
         XCTAssertEqual(fresh.bulkResumed, [], "a runner that moved within the minute is left alone")
         try await db.execute("UPDATE bulk_actions SET updated_at = now() - interval '2 minutes' WHERE id = \(action.id)")
         let other = maintenance()   // a new leader process: its housekeeping is due at once
+        let bulkActions = Task { await other.runBulkActions() }
+        defer { bulkActions.cancel() }
         await leader.resign()
         let report = await other.tick()
         XCTAssertEqual(report.bulkResumed, [action.id])

@@ -188,6 +188,7 @@ public final class APIServer: Sendable {
             BackgroundTask(name: "stream-revoker") { [queue, notifier, hub, logger, accounts] in
                 await StreamRevoker(tokens: AppTokens(queue: queue), accounts: accounts, notifier: notifier, hub: hub, logger: logger).run()
             },
+            BackgroundTask(name: "bulk-actions") { [bulkActions] in await bulkActions.tasks.run() },
         ]
         background += services
         let responder = OwnTaskResponder(inner: try makeRouter().buildResponder(), inOwnTask: Self.mayStream)

@@ -78,11 +78,17 @@ final class Maintenance: Sendable {
     /// died, whose jobs (and whose lead) are waiting for it. Waiting a whole interval first meant
     /// that a fleet whose processes are killed about once a second (`./ops/chaos --kill-every
     /// 0.5` with two processes) rescued almost nothing: few processes lived to their first tick.
+    /// The bulk actions it continues run as children of this task: on cancellation they stop
+    /// between batches, and the lead is given away only once they have.
     func run() async {
-        while !Task.isCancelled {
-            await tick()
-            let jitter = Double.random(in: 0.8...1.2)
-            try? await Task.sleep(for: configuration.rescueInterval * jitter)
+        await withDiscardingTaskGroup { group in
+            group.addTask { [bulk] in await bulk.tasks.run() }
+            while !Task.isCancelled {
+                await tick()
+                let jitter = Double.random(in: 0.8...1.2)
+                try? await Task.sleep(for: configuration.rescueInterval * jitter)
+            }
+            bulk.tasks.finish()
         }
         await resign()
     }
@@ -125,6 +131,12 @@ final class Maintenance: Sendable {
     func sweepOrphans(now: Date = Date()) async throws -> OrphanSweeper.Report {
         guard let sweeper else { return OrphanSweeper.Report() }
         return try await sweeper.sweep(now: now)
+    }
+
+    /// Runs the bulk actions ``tick()`` continues, until cancelled: what ``run()`` does beside
+    /// its ticks, for a caller that drives the ticks itself (the tests).
+    func runBulkActions() async {
+        await bulk.tasks.run()
     }
 
     /// Gives the lead to another process (on shutdown).
