@@ -160,9 +160,9 @@ struct AdminJobView: Encodable {
     var priority: Int
     var attempt: Int
     var maxAttempts: Int
-    var error: String?
+    @NullWhenAbsent var error: String?
     var createdAt: Date
-    var finishedAt: Date?
+    @NullWhenAbsent var finishedAt: Date?
 
     init(_ job: Job) {
         id = job.id.uuidString.lowercased()
@@ -182,34 +182,13 @@ struct AdminJobView: Encodable {
         case id, kind, queue, state, owner, priority, attempt, error
         case maxAttempts = "max_attempts", createdAt = "created_at", finishedAt = "finished_at"
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(queue, forKey: .queue)
-        try c.encode(state, forKey: .state)
-        try c.encode(owner, forKey: .owner)
-        try c.encode(priority, forKey: .priority)
-        try c.encode(attempt, forKey: .attempt)
-        try c.encode(maxAttempts, forKey: .maxAttempts)
-        try c.encode(error, forKey: .error)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(finishedAt, forKey: .finishedAt)
-    }
 }
 
 struct AdminJobListView: Encodable {
     var jobs: [AdminJobView]
-    var nextBefore: String?
+    @NullWhenAbsent var nextBefore: String?
 
     enum CodingKeys: String, CodingKey { case jobs, nextBefore = "next_before" }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(jobs, forKey: .jobs)
-        try c.encode(nextBefore, forKey: .nextBefore)
-    }
 }
 
 struct BulkPreviewView: Encodable {
@@ -233,7 +212,7 @@ struct BulkActionView: Encodable {
     var batches: Int
     var startedAt: Date
     var updatedAt: Date
-    var finishedAt: Date?
+    @NullWhenAbsent var finishedAt: Date?
 
     init(_ action: BulkAction) {
         id = action.id
@@ -254,22 +233,5 @@ struct BulkActionView: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, action, filter, actor, state, matched, acted, stopping, batches
         case batchSize = "batch_size", startedAt = "started_at", updatedAt = "updated_at", finishedAt = "finished_at"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(action, forKey: .action)
-        try c.encode(filter, forKey: .filter)
-        try c.encode(actor, forKey: .actor)
-        try c.encode(state, forKey: .state)
-        try c.encode(batchSize, forKey: .batchSize)
-        try c.encode(matched, forKey: .matched)
-        try c.encode(acted, forKey: .acted)
-        try c.encode(stopping, forKey: .stopping)
-        try c.encode(batches, forKey: .batches)
-        try c.encode(startedAt, forKey: .startedAt)
-        try c.encode(updatedAt, forKey: .updatedAt)
-        try c.encode(finishedAt, forKey: .finishedAt)
     }
 }

@@ -12,25 +12,25 @@ struct JobView: Encodable {
     var status: String
     var state: String
     var progress: Int
-    var progressStep: String?
+    @NullWhenAbsent var progressStep: String?
     /// The job's result as its handler wrote it (each kind's `Result` in AtelierJobs), passed through.
-    var result: JSONValue?
-    var resultURL: String?
+    @NullWhenAbsent var result: JSONValue?
+    @NullWhenAbsent var resultURL: String?
     /// A signed variant URL of the job's image result, or else of its uploaded photo: 512 px
     /// square, cropped around its subject, AVIF, WebP or JPEG by the request's `Accept`
     /// (``VariantParameters/thumbnail``); null when the job has neither.
-    var thumbnailURL: String?
+    @NullWhenAbsent var thumbnailURL: String?
     /// The ThumbHash placeholder (base64) of the image `thumbnail_url` shows, once a worker has
     /// made it (the result's `thumbhash`); null before.
-    var thumbhash: String?
-    var error: String?
+    @NullWhenAbsent var thumbhash: String?
+    @NullWhenAbsent var error: String?
     var attempt: Int
     var maxAttempts: Int
-    var requestID: String?
-    var parentID: String?
+    @NullWhenAbsent var requestID: String?
+    @NullWhenAbsent var parentID: String?
     var createdAt: Date
-    var startedAt: Date?
-    var finishedAt: Date?
+    @NullWhenAbsent var startedAt: Date?
+    @NullWhenAbsent var finishedAt: Date?
     var statusURL: String
     var streamURL: String
 
@@ -39,30 +39,6 @@ struct JobView: Encodable {
         case progressStep = "progress_step", resultURL = "result_url", thumbnailURL = "thumbnail_url", thumbhash, maxAttempts = "max_attempts"
         case requestID = "request_id", parentID = "parent_id", createdAt = "created_at", startedAt = "started_at"
         case finishedAt = "finished_at", statusURL = "status_url", streamURL = "stream_url"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(status, forKey: .status)
-        try c.encode(state, forKey: .state)
-        try c.encode(progress, forKey: .progress)
-        try c.encode(progressStep, forKey: .progressStep)
-        try c.encode(result, forKey: .result)
-        try c.encode(resultURL, forKey: .resultURL)
-        try c.encode(thumbnailURL, forKey: .thumbnailURL)
-        try c.encode(thumbhash, forKey: .thumbhash)
-        try c.encode(error, forKey: .error)
-        try c.encode(attempt, forKey: .attempt)
-        try c.encode(maxAttempts, forKey: .maxAttempts)
-        try c.encode(requestID, forKey: .requestID)
-        try c.encode(parentID, forKey: .parentID)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(startedAt, forKey: .startedAt)
-        try c.encode(finishedAt, forKey: .finishedAt)
-        try c.encode(statusURL, forKey: .statusURL)
-        try c.encode(streamURL, forKey: .streamURL)
     }
 
     init(_ job: Job, baseURL: String, links: DownloadLinks, now: Date = Date()) {

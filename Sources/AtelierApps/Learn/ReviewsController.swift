@@ -32,8 +32,8 @@ struct ReviewsController: Sendable {
         var reviewNumber: Int
         var reviewDate: String
         var completed: Bool
-        var completedAt: String?
-        var recallText: String?
+        @NullWhenAbsent var completedAt: String?
+        @NullWhenAbsent var recallText: String?
         var knowledgePoints: PointPart
 
         init(_ review: Review) {
@@ -49,18 +49,6 @@ struct ReviewsController: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case id, knowledgePointId, reviewNumber, reviewDate, completed, completedAt, recallText, knowledgePoints
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(knowledgePointId, forKey: .knowledgePointId)
-            try container.encode(reviewNumber, forKey: .reviewNumber)
-            try container.encode(reviewDate, forKey: .reviewDate)
-            try container.encode(completed, forKey: .completed)
-            try container.encode(completedAt, forKey: .completedAt)
-            try container.encode(recallText, forKey: .recallText)
-            try container.encode(knowledgePoints, forKey: .knowledgePoints)
         }
     }
     struct Reviews: Encodable { var reviews: [View] }

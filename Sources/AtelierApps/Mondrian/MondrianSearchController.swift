@@ -29,19 +29,8 @@ struct MondrianSearchController: Sendable {
         var image_path: String
         var caption: String
         var similarity: Double
-        var thumbnail_url: String?
-        var thumbhash: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(id, forKey: .id)
-            try c.encode(job_id, forKey: .job_id)
-            try c.encode(image_path, forKey: .image_path)
-            try c.encode(caption, forKey: .caption)
-            try c.encode(similarity, forKey: .similarity)
-            try c.encode(thumbnail_url, forKey: .thumbnail_url)
-            try c.encode(thumbhash, forKey: .thumbhash)
-        }
+        @NullWhenAbsent var thumbnail_url: String?
+        @NullWhenAbsent var thumbhash: String?
 
         enum CodingKeys: String, CodingKey { case id, job_id, image_path, caption, similarity, thumbnail_url, thumbhash }
     }
