@@ -13,7 +13,7 @@ import PostgresNIO
 /// | `created-after`, `created-before`, `finished-after`, `finished-before` | an ISO 8601 time, or a duration ago (`90m`, `12h`, `7d`) |
 /// | `error` | text the job's last error contains (any case) |
 ///
-/// In SQL the filter is `atelier_job_matches` (Migrations/0024), one expression the planner inlines.
+/// In SQL the filter is `atelier_job_matches` (`Sources/AtelierQueue/SQL/`), one expression the planner inlines.
 public struct JobCriteria: Sendable, Equatable {
     public var kinds: [String] = []
     public var states: [JobState] = []

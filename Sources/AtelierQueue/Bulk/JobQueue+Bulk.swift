@@ -55,7 +55,7 @@ extension JobQueue {
         throw QueueError.conflict("the bulk action was not recorded")
     }
 
-    /// Runs the next batch of bulk action `id` (Migrations/0024, `atelier_bulk_step`): one
+    /// Runs the next batch of bulk action `id` (`atelier_bulk_step`): one
     /// transaction, committed before it returns. A stopped or finished action takes no batch.
     package func bulkStep(_ id: Int64) async throws -> BulkStep {
         // Its own transaction: the step's COMMIT is confirmed before the counts are reported

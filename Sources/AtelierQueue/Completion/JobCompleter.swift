@@ -9,7 +9,7 @@ import Synchronization
 /// together in the next one (highest throughput). Each caller learns whether its own
 /// completion landed or was refused by the lease fence.
 ///
-/// Refill (migration 0023): when the worker has slots to fill (``CompletionRefill``), a flush
+/// Refill: when the worker has slots to fill (``CompletionRefill``), a flush
 /// claims its next jobs in the same statement and commit, so a busy worker spends one round trip
 /// per batch instead of a completion and a claim.
 package final class JobCompleter: Sendable {

@@ -7,8 +7,8 @@ package enum JobOutcome: Sendable, Equatable {
     /// A transient failure: run again after `delay`.
     case retry(error: String, delay: Duration)
     /// A permanent failure, or the last attempt failed. `result` (JSON object text, or nil) is
-    /// what the handler said of the failure for the API to act on (an input that never decoded,
-    /// migration 0026), kept as the failed job's `result`; clients' views do not show it.
+    /// what the handler said of the failure for the API to act on (an input that never decoded),
+    /// kept as the failed job's `result`; clients' views do not show it.
     case failed(error: String, result: String? = nil)
     /// Stopped because someone cancelled it.
     case cancelled(reason: String)

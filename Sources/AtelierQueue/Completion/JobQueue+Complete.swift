@@ -8,8 +8,8 @@ extension JobQueue {
     /// that same attempt. A worker whose lease was rescued (it looked dead, or its lease expired)
     /// and whose job was claimed again cannot overwrite anything: its completion is refused.
     ///
-    /// The statement is the SQL function `atelier_complete` (migration 0023; read it in
-    /// `Migrations/current/schema.sql`): outcomes, follow-ups of successes and events together.
+    /// The statement is the SQL function `atelier_complete` (`Sources/AtelierQueue/SQL/`):
+    /// outcomes, follow-ups of successes and events together.
     package func complete(_ completions: [Completion], worker: String) async throws -> Set<UUID> {
         guard !completions.isEmpty else { return [] }
         let statement = CompleteStatement(columns: try CompletionColumns(completions), worker: worker)
@@ -21,8 +21,8 @@ extension JobQueue {
     }
 
     /// Records `completions` as ``complete(_:worker:)`` does, then claims what `claim` asks for,
-    /// in one statement and one transaction (`atelier_complete_and_claim`, migration 0023): one
-    /// round trip and one commit where a worker used to spend two. The claim runs after the
+    /// in one statement and one transaction (`atelier_complete_and_claim`): one
+    /// round trip and one commit where two statements would take two. The claim runs after the
     /// completions, in a snapshot of its own, so it sees the slots and limits they freed; if
     /// either part fails, neither is written.
     ///

@@ -23,7 +23,7 @@ public final class JobQueue: Sendable {
     public let logger: Logger
     /// Whether this process's enqueues and claims share the queue out by owner (the default) or
     /// keep strict FIFO within a priority (`ATELIER_FAIR_SHARE=off`). Set it the same on every
-    /// process: an enqueue and a claim tag jobs by it (migration 0017, docs/queue.md).
+    /// process: an enqueue and a claim tag jobs by it (`atelier_fair_tag`, docs/queue.md).
     public let fairShare: Bool
     /// Single-job enqueues made at the same moment go as one insert.
     let coalescer = EnqueueCoalescer()

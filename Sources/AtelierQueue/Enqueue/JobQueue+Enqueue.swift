@@ -50,8 +50,8 @@ extension JobQueue {
     /// The insert of checked jobs with their ids, and the answer for each: created, or the job
     /// that already holds its idempotency key.
     ///
-    /// One round trip that commits before it answers (`atelier_enqueue_jobs`, migration 0028: the
-    /// insert, then COMMIT, inside one CALL; a batch of one is inserted plainly, 0029), so a
+    /// One round trip that commits before it answers (`atelier_enqueue_jobs`: the
+    /// insert, then COMMIT, inside one CALL), so a
     /// caller told "created" may rely on it
     /// (docs/reliability.md, "A commit the caller can trust"). A lone INSERT would commit at the
     /// `Sync` after its `CommandComplete`, which PostgresNIO does not wait for; a commit failing
@@ -87,7 +87,7 @@ extension JobQueue {
     }
 
     /// Throws unless `text` is a JSON object. Plain objects are recognised by a scan
-    /// (``PlainJSONObject``); anything else is judged by `JSONSerialization`, as before.
+    /// (``PlainJSONObject``); anything else is judged by `JSONSerialization`.
     static func requireJSONObject(_ text: String, what: String) throws(QueueError) {
         if PlainJSONObject.accepts(text) { return }
         guard let data = text.data(using: .utf8),
@@ -99,10 +99,10 @@ extension JobQueue {
     }
 }
 
-/// The batch insert's arguments, in `atelier_insert_jobs`'s order (migration 0028): one element
+/// The batch insert's arguments, in `atelier_insert_jobs`'s order: one element
 /// per job in each array. A job whose (owner, idempotency key) exists is skipped and its id left
 /// out of the result. A job enqueued without a run_at gets its fair-share tag in the insert
-/// (`atelier_fair_tags`, migration 0017: after its owner's last queued job, or at the turn being
+/// (`atelier_fair_tags`: after its owner's last queued job, or at the turn being
 /// served); one given a run_at is tagged by the claim when that time comes.
 struct JobInsertArguments: Sendable {
     var ids: [UUID]

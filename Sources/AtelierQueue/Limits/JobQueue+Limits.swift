@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-/// Limits per kind as operators manage them; the claim (`atelier_claim`, migration 0020) is what
+/// Limits per kind as operators manage them; the claim (`atelier_claim`) is what
 /// keeps them. Each change writes one audit row (`target`: `kind:<name>`).
 extension JobQueue {
     /// Every kind's limits, by kind.

@@ -2,7 +2,7 @@ import Foundation
 
 /// The limits an operator set on one job kind (`atelier limits`, `PUT /v1/admin/limits`, the
 /// console's Queues page), global across all workers and read by every claim, so a change is in
-/// force at the next claim without a restart. Migration 0020 says how the claim keeps them.
+/// force at the next claim without a restart. `atelier_claim` keeps them.
 public struct KindLimits: Sendable, Equatable {
     public var kind: String
     /// Jobs of the kind running at once, all workers together.

@@ -2,7 +2,7 @@ import Foundation
 
 /// A job to enqueue when another job succeeds: "analyse this photo, then index it". The
 /// completion statement that records the success inserts the follow-ups in the same statement
-/// (migration 0007), so each is enqueued exactly once, never for a job that failed or was
+/// (`atelier_complete`), so each is enqueued exactly once, never for a job that failed or was
 /// cancelled, with the same owner and request id and `parent_id` naming the job that led to it.
 /// A follow-up may carry follow-ups of its own.
 public struct FollowUp: Sendable, Equatable {

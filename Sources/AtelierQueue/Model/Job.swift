@@ -28,7 +28,7 @@ public struct Job: Sendable, Equatable {
     /// a poison pill when this reaches the crash limit.
     public var crashStreak: Int
     /// The job's worker died under it since an attempt's handler last finished: it is claimed
-    /// only by a worker that runs nothing else, so its next crash is its own (migration 0013).
+    /// only by a worker that runs nothing else, so its next crash is its own.
     public var runAlone: Bool
     /// Claims whose handler met an outage (the blob store down) and gave the job back for later.
     public var snoozes: Int

@@ -2,7 +2,7 @@ import Foundation
 
 /// What makes a job unique (``NewJob/unique``): while a job of the same owner, kind and `key`
 /// is queued or running, or finished less than `period` ago, enqueueing another returns that
-/// job instead (``EnqueuedJob/duplicate``). Migration 0018.
+/// job instead (``EnqueuedJob/duplicate``).
 public struct UniqueJob: Sendable, Equatable {
     /// 1–255 characters; the API defaults it to a hash of the kind and the request's input.
     public var key: String

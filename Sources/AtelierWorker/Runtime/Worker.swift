@@ -128,11 +128,11 @@ public final class Worker: Service, Sendable {
     /// Refill in batches: after a claim that filled every free slot (a backlog), the next claim
     /// waits until `refillThreshold` slots are free instead of claiming one job per finished
     /// job, so a busy worker spends one claim per batch, not per job — and that claim rides on
-    /// the completion flush of the jobs that freed the slots (``WorkerSlots``, migration 0023),
+    /// the completion flush of the jobs that freed the slots (``WorkerSlots``),
     /// so a batch costs one round trip. When the queue ran dry, any free slot claims as soon as a
     /// notification or the poll says there is work.
     ///
-    /// Isolation (migration 0013): a job whose worker died under it comes back marked to run
+    /// Isolation: a job whose worker died under it comes back marked to run
     /// alone. The claim gives it only to a worker that runs nothing (and then alone), so while it
     /// runs this loop claims nothing; the claim also gives a busy worker nothing while such a
     /// job has waited `isolationWait`, and the worker drains. Either way, the moment this

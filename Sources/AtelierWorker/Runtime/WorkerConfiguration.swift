@@ -39,7 +39,7 @@ public struct WorkerConfiguration: Sendable {
     /// If a handler ignores cancellation past drain, release its job in the database and exit the process.
     public var exitIfDrainHangs: Bool = true
     /// While the queue has a backlog, the flush that records finished jobs claims the next ones
-    /// in the same round trip (migration 0023); off, the claim loop alone claims, in a round trip
+    /// in the same round trip (`atelier_complete_and_claim`); off, the claim loop alone claims, in a round trip
     /// of its own (`ATELIER_CLAIM_WITH_COMPLETIONS=off`: the behaviour before, for comparison).
     public var claimWithCompletions: Bool = true
     /// How long the worker waits for one of its claims, lease renewals or completions before it

@@ -2,7 +2,7 @@ import AtelierQueue
 import Foundation
 import Synchronization
 
-/// A worker process's job slots and the two paths that fill them (migration 0023).
+/// A worker process's job slots and the two paths that fill them.
 ///
 /// - The claim loop claims for free slots itself: at once while the queue runs dry, in batches of
 ///   `refillThreshold` or more while it has a backlog (``Worker``).

@@ -4,7 +4,7 @@ import AtelierQueue
 import Foundation
 
 /// `atelier limits`: limits per job kind, global across all workers, in force at every worker's
-/// next claim (migration 0020). The same as `GET|PUT /v1/admin/limits` and the console's Queues page.
+/// next claim (`atelier_claim`). The same as `GET|PUT /v1/admin/limits` and the console's Queues page.
 struct LimitsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "limits", abstract: "Limits per job kind across all workers: concurrency, per owner, rate, timeout.",

@@ -2,7 +2,7 @@ import ArgumentParser
 import AtelierQueue
 import Foundation
 
-/// `atelier weights`: owners' weights in fair share (migration 0021). An owner of weight 2 is
+/// `atelier weights`: owners' weights in fair share (`owner_weights`). An owner of weight 2 is
 /// served two jobs for each one of an owner of weight 1 while both have jobs queued.
 struct WeightsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
