@@ -142,7 +142,7 @@ public final class APIServer: Sendable {
         JobsController(queue: queue, intake: intake, cache: cache, hub: hub,
                        links: links, configuration: configuration, base: publicBase).register(on: jobs)
         let v1 = authenticatedGroup(router.group("v1"))
-        SearchController(service: search, queue: queue, signer: signer, base: publicBase).register(on: v1)
+        SearchController<SearchHit>(service: search, queue: queue, signer: signer, base: publicBase).register(on: v1)
         DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger), searchService: search).register(on: v1)
         let admin = authenticatedGroup(router.group("v1/admin"))
         admin.add(middleware: RoleMiddleware(role: "admin"))

@@ -18,7 +18,7 @@ struct MondrianApp: APIApp {
         MondrianJobsController(queue: queue, hub: server.hub, blobs: blobs).register(on: mondrian)
         MondrianIndexController(queue: queue, intake: server.intake, waiter: JobCompletionWaiter(queue: queue, hub: server.hub), signer: signer,
                                 encoder: server.encoder, timeout: server.configuration.captionTimeout).register(on: mondrian)
-        MondrianSearchController(service: server.search, queue: queue, signer: signer, base: base).register(on: mondrian)
+        SearchController<MondrianSearchHit>(service: server.search, queue: queue, signer: signer, base: base).register(on: mondrian)
         AdvisorsController(base: base).register(list: mondrian, pictures: router)
         MondrianSourceImageController(queue: queue, blobs: blobs, signer: signer, links: server.links).register(on: router)
     }
