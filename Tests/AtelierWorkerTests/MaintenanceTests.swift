@@ -5,6 +5,7 @@ import AtelierQueue
 @testable import AtelierWorker
 import Foundation
 import Logging
+import Synchronization
 import XCTest
 
 /// The maintenance leader and the orphan sweep, against a real PostgreSQL and a real blob
@@ -115,30 +116,19 @@ final class MaintenanceTests: DatabaseTestCase {
         await a.resign()
     }
 
-    /// The leader purges what sign-ins kept only for a while: expired refresh tokens (spent
-    /// ones stay until they expire, so a replay still ends its family), tokens revoked a day
-    /// ago, spent identity tokens past their expiry. Before, `refresh_tokens` only grew.
-    func testTheLeaderPurgesExpiredSignIns() async throws {
-        try await db.execute("INSERT INTO users (id, email, name) VALUES ('00000000-0000-4000-8000-000000000001', 'a@example.com', 'A')")
-        try await db.execute("""
-            INSERT INTO refresh_tokens (token_hash, user_id, family, expires_at, used_at, revoked_at) VALUES
-              ('expired', '00000000-0000-4000-8000-000000000001', gen_random_uuid(), now() - interval '1 second', NULL, NULL),
-              ('spent-live', '00000000-0000-4000-8000-000000000001', gen_random_uuid(), now() + interval '1 day', now(), NULL),
-              ('revoked-long-ago', '00000000-0000-4000-8000-000000000001', gen_random_uuid(), now() + interval '1 day', NULL,
-               now() - interval '2 days'),
-              ('live', '00000000-0000-4000-8000-000000000001', gen_random_uuid(), now() + interval '1 day', NULL, NULL)
-            """)
-        try await db.execute("""
-            INSERT INTO apple_identity_uses (token_hash, expires_at) VALUES ('old', now() - interval '1 second'), ('new', now() + interval '5 minutes')
-            """)
-        let leader = maintenance()
+    /// The application's own chores run with the leader's housekeeping, and only the leader's:
+    /// the runtime calls them without knowing what they touch.
+    func testOnlyTheLeaderRunsTheApplicationsChores() async throws {
+        let runs = Mutex(0)
+        let chore = MaintenanceChore(name: "count") { _ in runs.withLock { $0 += 1; return $0 } }
+        let leader = maintenance { $0.chores = [chore] }, standby = maintenance { $0.chores = [chore] }
         let report = await leader.tick()
+        XCTAssertEqual(report.chores, ["count": 1])
+        let idle = await standby.tick()
+        XCTAssertEqual(idle.chores, [:], "a standby runs no chore")
+        XCTAssertEqual(runs.withLock { $0 }, 1)
         await leader.resign()
-        XCTAssertEqual(report.signInsPurged, 3)
-        let left = try await db.scalar("SELECT string_agg(token_hash, ',' ORDER BY token_hash) FROM refresh_tokens", as: String.self)
-        XCTAssertEqual(left, "live,spent-live")
-        let uses = try await db.scalar("SELECT string_agg(token_hash, ',') FROM apple_identity_uses", as: String.self)
-        XCTAssertEqual(uses, "new")
+        await standby.resign()
     }
 
     func testSweepRemovesOnlyOldUnreferencedFoldersAndLeftovers() async throws {

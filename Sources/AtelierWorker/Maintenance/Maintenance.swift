@@ -15,8 +15,9 @@ import Synchronization
 ///   queue, poison pills failed) and the ``ScheduleTicker`` (the jobs of cron schedules whose
 ///   tick has come);
 /// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers), the ``JobPurger``
-///   (finished jobs past retention, with their blobs) and the ``SignInPurger`` (expired refresh
-///   tokens and spent identity tokens) and the ``BulkResumer`` (bulk actions whose runner died);
+///   (finished jobs past retention, with their blobs), the ``BulkResumer`` (bulk actions whose
+///   runner died) and the application's own chores (``WorkerConfiguration/chores``: `atelier
+///   work` registers the accounts' sign-in purge);
 /// - every `sweepInterval`: the ``OrphanSweeper`` (blob folders no job owns).
 final class Maintenance: Sendable {
     /// What one tick did.
@@ -26,7 +27,8 @@ final class Maintenance: Sendable {
         var rescued = 0
         var scheduled = 0
         var purged = 0
-        var signInsPurged = 0
+        /// What each of the application's chores reported, by name.
+        var chores: [String: Int] = [:]
         var bulkResumed: [Int64] = []
         var sweep: OrphanSweeper.Report?
 
@@ -46,7 +48,6 @@ final class Maintenance: Sendable {
     private let ticker: ScheduleTicker
     private let pruner: WorkerPruner
     private let purger: JobPurger
-    private let signIns: SignInPurger
     private let bulk: BulkResumer
     /// Nil when there is no blob store or the sweep is turned off (`orphanGrace` nil).
     private let sweeper: OrphanSweeper?
@@ -62,7 +63,6 @@ final class Maintenance: Sendable {
         self.ticker = ScheduleTicker(queue: queue, logger: logger)
         self.pruner = WorkerPruner(queue: queue, staleAfter: configuration.pruneWorkersAfter)
         self.purger = JobPurger(queue: queue, blobs: blobs, logger: logger)
-        self.signIns = SignInPurger(queue: queue)
         self.bulk = BulkResumer(queue: queue, blobs: blobs, logger: logger)
         if let blobs, let grace = configuration.orphanGrace {
             self.sweeper = OrphanSweeper(queue: queue, blobs: blobs, grace: grace, logger: logger)
@@ -108,7 +108,9 @@ final class Maintenance: Sendable {
             report.scheduled = try await ticker.run(now: now)
             if due(\.lastHousekeeping, every: Self.housekeepingInterval) {
                 try await pruner.prune()
-                report.signInsPurged = try await signIns.purge()
+                for chore in configuration.chores {
+                    report.chores[chore.name] = try await chore.run(queue)
+                }
                 report.bulkResumed = try await bulk.resume()
                 if let retention = configuration.retention {
                     // A folder whose removal fails now is unreferenced from here on: the orphan

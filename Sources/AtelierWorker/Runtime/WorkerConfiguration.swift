@@ -47,6 +47,9 @@ public struct WorkerConfiguration: Sendable {
     /// renewal given up is made again before the lease runs out.
     package var statementDeadline = StatementDeadline(.seconds(20))
     public var version: String = "dev"
+    /// The application's own maintenance chores, run by the maintenance leader with its
+    /// housekeeping (``MaintenanceChore``).
+    public var chores: [MaintenanceChore] = []
 
     public init() {}
 

@@ -48,6 +48,7 @@ struct DevCommand: AsyncParsableCommand {
             let blobs = try settings.blobStore()
             var workerConfiguration = WorkerConfiguration()
             workerConfiguration.version = AtelierVersion.current
+            workerConfiguration.chores = AppChores.all
             workerConfiguration.concurrency = try concurrency ?? settings.int("ATELIER_WORKER_CONCURRENCY") ?? 4
             let handlers = HandlerRegistry(try BuiltInKinds.handlers(blobs: blobs, settings: settings))
             let workers: [any Service]

@@ -56,6 +56,7 @@ struct WorkCommand: AsyncParsableCommand {
             }
             configuration.sweepInterval = try settings.duration("ATELIER_SWEEP_INTERVAL") ?? configuration.sweepInterval
             configuration.claimWithCompletions = try settings.bool("ATELIER_CLAIM_WITH_COMPLETIONS") ?? true
+            configuration.chores = AppChores.all
             try configuration.validate()
             let processes = try self.processes ?? settings.int("ATELIER_WORKER_PROCESSES") ?? 1
             guard (1...256).contains(processes) else { throw QueueError.invalidArgument("--processes must be between 1 and 256") }
