@@ -8,7 +8,7 @@ import Synchronization
 /// down, packets dropped — instead of when the kernel gives up (about 15 minutes for a query in
 /// flight, never for an idle pooled connection). Without it a worker whose connections died that
 /// way after a PostgreSQL restart sat on a claim that would never be answered, ran no job, and
-/// did not stop when told (BENCHMARKS.md "Cluster"; `ops/cluster` makes that outage).
+/// did not stop when told (docs/benchmarks/reliability.md "Cluster"; `ops/cluster` makes that outage).
 ///
 /// PostgresNIO's pool opens its connections itself and offers no socket options, so this looks
 /// at the process's own sockets (`/proc/self/fd`) once per `interval` and sets, on each TCP

@@ -2,7 +2,7 @@ import NIOCore
 import Synchronization
 
 /// A bounded lane for one kind of costly work a request can ask for — probing an uploaded
-/// image's header, checking a password (scrypt: 32 MiB each, and the CPU of BENCHMARKS.md,
+/// image's header, checking a password (scrypt: 32 MiB each, and the CPU of docs/benchmarks/accounts.md,
 /// "Accounts"), embedding a search query, a chat model's answer. At most `concurrency` items
 /// run at once; the others wait for a turn, in order.
 ///

@@ -114,7 +114,7 @@ final class TakeOnce<Value: Sendable>: Sendable {
 /// Runs `body` in a task of its own and waits for it. A Swift task keeps the memory its deepest
 /// call stack ever needed for as long as it lives; a long-lived event stream lives in its
 /// connection's task, so the deep database calls run in short tasks instead (what that saves an
-/// idle stream: BENCHMARKS.md, "HTTP API", SSE per idle stream).
+/// idle stream: docs/benchmarks/api.md, SSE per idle stream).
 package enum OwnTaskStack {
     package static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await Task { try await body() }.value

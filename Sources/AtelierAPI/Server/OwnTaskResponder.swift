@@ -4,7 +4,7 @@ import Hummingbird
 ///
 /// A Swift task keeps the memory its deepest call ever needed for as long as it lives, and an
 /// HTTP/1 connection is one task: after the middleware, the router and a database read, every
-/// idle connection kept kilobytes it would never use again (BENCHMARKS.md, "HTTP API", second
+/// idle connection kept kilobytes it would never use again (docs/benchmarks/api.md, second
 /// pass: idle streams). A stream's request is therefore answered in a child task, which ends
 /// (and frees that memory) when the response is ready; the stream's body then runs on the
 /// connection's task, whose calls stay shallow. Other requests are answered in place: a child

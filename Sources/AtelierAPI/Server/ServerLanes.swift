@@ -21,7 +21,7 @@ package struct ServerLanes: Sendable {
     /// An uploaded image's header (`POST /v1/jobs`, Mondrian's `/upload`): linear in its size,
     /// up to `ATELIER_MAX_UPLOAD_BYTES`.
     package let probes: WorkLane
-    /// scrypt: sign-in, sign-up and password changes (32 MiB each, and the CPU of BENCHMARKS.md,
+    /// scrypt: sign-in, sign-up and password changes (32 MiB each, and the CPU of docs/benchmarks/accounts.md,
     /// "Accounts").
     package let passwords: WorkLane
     /// A search query or chat message embedded by MiniLM.

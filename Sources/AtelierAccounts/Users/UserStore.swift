@@ -9,7 +9,7 @@ package struct UserStore: Sendable {
     package let client: PostgresClient
     let logger: Logger
     let hasher: PasswordHasher
-    /// Where scrypt runs (32 MiB each, and the CPU of BENCHMARKS.md, "Accounts"): a bounded lane
+    /// Where scrypt runs (32 MiB each, and the CPU of docs/benchmarks/accounts.md): a bounded lane
     /// of its own, never the cooperative pool every other request's tasks run on. The API passes
     /// its `passwords` lane; tools and tests get one of their own.
     let passwords: WorkLane

@@ -105,7 +105,7 @@ package final class MiniLMEncoder: Sendable {
     /// Rows (texts × padded length) one forward pass works on at most: 128 per core. Larger
     /// batches run as several passes so activations stay in the per-core caches (at batch 64 of
     /// short sentences, one pass over all the rows was slower per sentence than passes of 128
-    /// rows per core: BENCHMARKS.md, "Embeddings and search", what changed).
+    /// rows per core: docs/benchmarks/embeddings.md, what changed).
     static var rowsPerPass: Int { 128 * Int(aek_threads()) }
 
     /// Embeddings of already tokenised texts (each with `[CLS]`/`[SEP]`).

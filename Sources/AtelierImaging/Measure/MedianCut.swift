@@ -4,7 +4,7 @@
 enum MedianCut {
     /// At most this many pixels are sorted: a regular sample of larger images (every k-th pixel)
     /// gives the same palette to within a percent of share, and sorting them all was most of a
-    /// caption's time (BENCHMARKS.md, "Captions", what changed).
+    /// caption's time (docs/benchmarks/captions.md, what changed).
     static let maxSamples = 32_768
 
     static func dominantColours(_ rgb: PixelBuffer, count: Int) -> [ImageMeasurements.DominantColour] {

@@ -16,7 +16,7 @@ package struct BulkActionRunner: Sendable {
     /// machine one running back to back takes a core from the workers. 1 runs without a pause.
     let share: Double
 
-    /// 0.25: a batch, then three times its length of quiet (BENCHMARKS.md, "Bulk actions").
+    /// 0.25: a batch, then three times its length of quiet (docs/benchmarks/queue.md, "Bulk actions").
     package static let defaultShare = 0.25
 
     package init(queue: JobQueue, logger: Logger, share: Double = BulkActionRunner.defaultShare,

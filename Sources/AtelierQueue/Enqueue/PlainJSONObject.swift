@@ -2,7 +2,7 @@
 /// building the object. Every enqueued payload, job result and progress detail is checked;
 /// `JSONSerialization` builds the whole object only for its top-level type to be looked at
 /// (many times this scan's cost for a stylize-like payload, timed in a standalone loop; the
-/// client's share of an insert: BENCHMARKS.md, "Enqueue at scale"), which for a batch of 100
+/// client's share of an insert: docs/benchmarks/queue.md, "Enqueue at scale"), which for a batch of 100
 /// such jobs is a large part of the client's work per insert.
 ///
 /// It answers `true` only for a subset of JSON that the full parser certainly accepts: an

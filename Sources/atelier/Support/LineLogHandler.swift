@@ -9,7 +9,7 @@ import Logging
 /// It differs from `StreamLogHandler` in one way that matters on the request path: metadata is
 /// rendered when a line is written, not each time a key is set. Every request sets its id on its logger twice (Hummingbird's
 /// and ours) and most requests write nothing; `StreamLogHandler` rendered the whole metadata
-/// string on each set, a visible share of an authenticated poll's CPU (BENCHMARKS.md, "HTTP
+/// string on each set, a visible share of an authenticated poll's CPU (docs/benchmarks/api.md, "HTTP
 /// API", second pass).
 struct LineLogHandler: LogHandler {
     let label: String

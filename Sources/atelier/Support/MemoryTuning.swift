@@ -4,7 +4,7 @@ import CAtelierKernels
 /// decoded photo (a 13 MP image is 40 MB) is mapped anew and page-faulted in, zeroed by the
 /// kernel, page by page — on this machine that costs as much as decoding it. Keeping large
 /// blocks in the heap and not trimming it lets a worker reuse the memory of the last image: a
-/// faster decode and watercolor kernel in `atelier bench image` (BENCHMARKS.md, "Image pipeline
+/// faster decode and watercolor kernel in `atelier bench image` (docs/benchmarks/images.md, "Image pipeline
 /// and styles", what made the difference). The price: a process keeps its peak heap resident.
 /// `ATELIER_MALLOC_TUNING=false` turns it off.
 enum MemoryTuning {

@@ -1,5 +1,5 @@
 -- ops/bench/queue-tools/claim_loop.sql — the claim and the completion alone in PostgreSQL, no
--- client and no workers (BENCHMARKS.md, "What each queue feature costs"). Load it into a scratch
+-- client and no workers (docs/benchmarks/queue.md, "What each queue feature costs"). Load it into a scratch
 -- database migrated by the build under test (a7342a2 or later: atelier_claim with 7 arguments),
 -- with jobs queued and fair-tagged, then e.g.:
 --   INSERT INTO kind_limits (kind, concurrency, updated_by) VALUES ('sleep', 4, 'bench');

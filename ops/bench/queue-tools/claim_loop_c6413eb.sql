@@ -1,7 +1,7 @@
 -- ops/bench/queue-tools/claim_loop_c6413eb.sql — claim_loop.sql's loops for the reference build
 -- c6413eb, whose claim takes 5 arguments and whose completion was a statement sent from Swift
 -- (JobQueue+Complete.swift at c6413eb), not a function: it is defined here as one, verbatim, so
--- that the same loops time both builds (BENCHMARKS.md, "Where sustained throughput goes"). Load
+-- that the same loops time both builds (docs/benchmarks/queue.md, "Where sustained throughput goes"). Load
 -- it into a scratch database migrated by c6413eb's binary, with jobs queued, then e.g.:
 --   INSERT INTO jobs (id, kind, queue, owner, payload)
 --     SELECT atelier_uuid_v7(), 'noop', 'default', 'o', '{}' FROM generate_series(1, 60000) g;

@@ -1,5 +1,5 @@
 -- ops/bench/queue-tools/enqueue_loop.sql — where a single-job enqueue's PostgreSQL time goes, in
--- PostgreSQL alone: no client, one backend (BENCHMARKS.md, "Uploads under a burst"). Load it into
+-- PostgreSQL alone: no client, one backend (docs/benchmarks/api.md, "Uploads under a burst"). Load it into
 -- a scratch database migrated by the build under test (0028 or later), then, e.g.:
 --   SET synchronous_commit = off;      -- time the work, not the WAL flush
 --   \i ops/bench/queue-tools/enqueue_loop.sql
