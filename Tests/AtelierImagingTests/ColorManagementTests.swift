@@ -104,7 +104,7 @@ final class ColorManagementTests: XCTestCase {
     func testTheMatrixShaperKernelAgreesWithLcms2sOwn8BitTransform() throws {
         // 262,144 random pixels through the P3 profile: our kernel (ImageCodec.convertToSRGB) and
         // lcms2's optimised 8-bit transform differ by one step at most, and rarely (the bound
-        // asserted is 2 % of samples; what was seen: BENCHMARKS.md, "Colour management").
+        // asserted is 2 % of samples; what was seen: docs/benchmarks/colour.md).
         var generator = SystemRandomNumberGenerator()
         let random = PixelBuffer(width: 512, height: 512, channels: 3,
                                  pixels: (0..<(512 * 512 * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) })
@@ -434,7 +434,7 @@ final class ColorManagementTests: XCTestCase {
     }
     /// lcms2 prefers floating-point tables (D2B0) and ran every grid point of a transform through
     /// every stage of them: CPU in proportion to the tables' size, far too much at the carriers'
-    /// 8 MiB cap (BENCHMARKS.md, "Fuzzing: cost per KB"). They are dropped: a P3 profile that
+    /// 8 MiB cap (docs/benchmarks/reliability.md, "Fuzzing: cost per KB"). They are dropped: a P3 profile that
     /// also carries tables that swap red and blue is read by its matrix and curves, exactly as
     /// the same profile without them.
     func testFloatingPointTablesAreDroppedForTheMatrixAndCurves() throws {
