@@ -3,7 +3,7 @@ import PackageDescription
 
 // Atelier: a PostgreSQL-backed job system for image work. The target graph — what each target
 // holds and depends on — is drawn once, in docs/architecture.md §8; change it there in the same
-// commit as a dependency here (./ops/check-imports checks the imports against this file).
+// commit as a dependency here (./ops/check-imports checks the imports and §8 against this file).
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
