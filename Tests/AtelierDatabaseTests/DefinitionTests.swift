@@ -99,4 +99,10 @@ final class DefinitionTests: XCTestCase {
         let view = try XCTUnwrap(QueueSchema.definitions.first { $0.name == "atelier_live_workers" })
         XCTAssertTrue(view.sql.contains("l.classid = \(UInt32(bitPattern: Schema.lockNamespace))::oid"), view.sql)
     }
+
+    func testDefinitionsAreTheSQLFilesDirectlyInTheirFolder() {
+        let files = [("SQL/b.sql", "B"), ("SQL/a.sql", "A"), ("SQL/Statements/c.sql", "C"), ("SQL/notes.md", "N"),
+                     ("Other/d.sql", "D")]
+        XCTAssertEqual(Definition.from(files: files, under: "SQL"), [Definition(name: "a", sql: "A"), Definition(name: "b", sql: "B")])
+    }
 }

@@ -22,12 +22,12 @@ public struct Definition: Sendable, Equatable {
         self.checksum = String(FNV1a.hash(sql.utf8), radix: 16)
     }
 
-    /// The definitions among a target's embedded files (`EmbeddedAssets.files`): those under
-    /// `folder`, named after their file, in path order.
+    /// The definitions among a target's embedded files (`EmbeddedAssets.files`): the `.sql`
+    /// files directly in `folder` (not in a folder below it), named after their file, in path order.
     package static func from(files: [(path: String, text: String)], under folder: String) -> [Definition] {
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         return files
-            .filter { $0.path.hasPrefix(prefix) && $0.path.hasSuffix(".sql") }
+            .filter { $0.path.hasPrefix(prefix) && $0.path.hasSuffix(".sql") && !$0.path.dropFirst(prefix.count).contains("/") }
             .sorted { $0.path < $1.path }
             .map { Definition(name: String($0.path.dropFirst(prefix.count).dropLast(4)), sql: $0.text) }
     }
