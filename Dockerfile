@@ -31,7 +31,6 @@ RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo
 WORKDIR /src
 COPY Package.swift ./
 COPY Plugins ./Plugins
-COPY Migrations ./Migrations
 # Package.swift names test targets under Tests/ (SwiftPM checks their paths even when it builds
 # one product), so they come along; only `atelier` is built.
 COPY Tests ./Tests

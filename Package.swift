@@ -42,28 +42,25 @@ let package = Package(
         // FNV-1a: a hash that is the same in every process (migration checksums, ETags, the local
         // captioner's and the advisor pictures' seeds); a leaf, so any target may use it.
         .target(name: "AtelierHashing"),
-        // Migrations/*.sql built into AtelierDatabase as Swift source (EmbedFiles writes it): the
-        // binary never looks for its schema on disk, and the schema version is the newest file's.
-        .executableTarget(name: "EmbedFiles"),
-        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFiles"]),
         // A target's data files (.yaml, .js, .css, .sql under its folder, each also in its `exclude:`)
-        // built into it as `EmbeddedAssets` strings (EmbedFiles again): the OpenAPI document, the
-        // console's assets, the queue's schedule tick statement and its count queries.
+        // built into it as `EmbeddedAssets` strings (EmbedFiles writes them): the OpenAPI document,
+        // the console's assets, the migration lines, the queue's definitions and statements. The
+        // binary never looks for them on disk.
+        .executableTarget(name: "EmbedFiles"),
         .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["EmbedFiles"]),
-        // The database itself: DatabaseURL (ATELIER_DATABASE_URL), the migrations and their
-        // migrator, the schema version, ConfigurationError for bad settings.
+        // The database itself: DatabaseURL (ATELIER_DATABASE_URL), migration lines and their
+        // migrator, definitions, ConfigurationError for bad settings. No schema of its own.
         .target(
             name: "AtelierDatabase",
             dependencies: [
                 "AtelierHashing",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            plugins: ["EmbedMigrations"]
+            ]
         ),
         // The durable queue: enqueue, claim, leases, completion, control, inspection, notifier,
-        // schedules. Its functions and views are defined once each, in SQL/ (applied by the
-        // migrator when they change).
+        // schedules. Its own migration line (Migrations/: PostgreSQL alone) and its functions and
+        // views, defined once each in SQL/ (applied by the migrator when they change).
         .target(
             name: "AtelierQueue",
             dependencies: [
@@ -72,7 +69,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Inspection/count_jobs.sql", "Inspection/job_counts.sql", "Inspection/queue_depths.sql",
-                      "Limits/set_kind_limits.sql", "Schedules/schedule_tick.sql", "SQL"],
+                      "Limits/set_kind_limits.sql", "Schedules/schedule_tick.sql", "Migrations", "SQL"],
+            plugins: ["EmbedAssets"]
+        ),
+        // The apps' migration line: users and their tokens, app tokens, documents and reviews,
+        // indexed items (pgvector). Applied after the queue's by the executable and the tests.
+        .target(
+            name: "AtelierAppsSchema",
+            dependencies: ["AtelierDatabase"],
+            exclude: ["Migrations"],
             plugins: ["EmbedAssets"]
         ),
         // C codecs: libjpeg-turbo, libpng, libheif and libwebp behind a small C layer (errors as
@@ -268,6 +273,7 @@ let package = Package(
                 "AtelierAccounts",
                 "AtelierQueue",
                 "AtelierDatabase",
+                "AtelierAppsSchema",
                 "AtelierWorker",
                 "AtelierAPI",
                 "AtelierApps",
@@ -294,6 +300,7 @@ let package = Package(
             dependencies: [
                 "AtelierQueue",
                 "AtelierDatabase",
+                "AtelierAppsSchema",
                 "AtelierStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -306,15 +313,17 @@ let package = Package(
             ],
             path: "Tests/AtelierTestSupport"
         ),
-        // Migrations (built in = the checkout's files, re-run, newer database refused) and DatabaseURL.
+        // Migration lines (built in = the checkout's files, re-run, newer database refused, the queue's
+        // line alone, a database from before the lines adopted), definitions and DatabaseURL.
         .testTarget(
             name: "AtelierDatabaseTests",
-            dependencies: ["AtelierDatabase", "AtelierQueue", "AtelierTestSupport", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["AtelierDatabase", "AtelierQueue", "AtelierAppsSchema", "AtelierTestSupport", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "AtelierQueueTests",
-            dependencies: ["AtelierQueue", "AtelierTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+            dependencies: ["AtelierQueue", "AtelierDatabase", "AtelierTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         // The worker runtime in process and as real `atelier work` processes (exactly once,
@@ -505,6 +514,7 @@ let package = Package(
                 "AtelierAPITestSupport",
                 "AtelierJobs",
                 "AtelierQueue",
+                "AtelierDatabase",
                 "AtelierWorker",
                 "AtelierStorage",
                 "AtelierImaging",

@@ -1,50 +1,59 @@
+import AtelierAppsSchema
 import AtelierDatabase
 import AtelierTestSupport
 import AtelierQueue
 import Foundation
+import Logging
+import PostgresNIO
 import XCTest
 
 final class MigrationTests: XCTestCase {
     func testRerunningMigrateIsANoOp() async throws {
         let db = try await TestDatabase.make()
         do {
-            let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn(), definitions: QueueSchema.definitions)
+            let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
             let report = try await migrator.migrate()
             XCTAssertEqual(report.applied, [], "the database was migrated by make(); a second run applies nothing")
-            XCTAssertEqual(report.currentVersion, Schema.version)
+            XCTAssertEqual(report.versions, ["queue": QueueSchema.line.version, "apps": AppsSchema.line.version])
             XCTAssertEqual(report.editedAfterApply, [])
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, definitions: QueueSchema.definitions)
+            XCTAssertFalse(report.adoptedSingleLine)
+            let rows = try await migrator.appliedMigrations()
+            XCTAssertEqual(rows.map { "\($0.line) \($0.version)" }, ["apps 1", "queue 1"])
+            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
         } catch { XCTFail("\(error)") }
         await db.drop()
     }
 
+    /// Each line is refused on its own: a database further along the apps' line than this build
+    /// stops `migrate` and the start-up check, whatever the queue's line says.
     func testDatabaseNewerThanTheCodeIsRefused() async throws {
         let db = try await TestDatabase.make()
-        try await db.execute("INSERT INTO atelier_schema_migrations (version, name, checksum) VALUES (\(Schema.version + 1), 'future', 'x')")
-        let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, migrations: Migration.builtIn(), definitions: QueueSchema.definitions)
+        try await db.execute("INSERT INTO atelier_schema_migrations (line, version, name, checksum) VALUES ('apps', \(AppsSchema.line.version + 1), 'future', 'x')")
+        let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
         do {
             try await migrator.migrate()
             XCTFail("migrate must refuse a database newer than the code")
         } catch {
-            XCTAssertTrue(DatabaseErrorText.describe(error).contains("newer than this build"), DatabaseErrorText.describe(error))
+            let message = DatabaseErrorText.describe(error)
+            XCTAssertTrue(message.contains("apps schema is at version \(AppsSchema.line.version + 1), newer than this build"), message)
         }
         do {
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, definitions: QueueSchema.definitions)
+            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
             XCTFail("workers must refuse to start on a newer schema")
         } catch {
             XCTAssertEqual(DatabaseErrorText.queueError(error), .schema(DatabaseErrorText.describe(error)))
         }
+        do {
+            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: [QueueSchema.line])
+        } catch { XCTFail("the queue's line alone is current: \(error)") }
         await db.drop()
     }
 
-    func testTheBuiltInMigrationsAreTheCheckoutsFiles() throws {
-        // Built in by the EmbedMigrations plugin: the same versions, names and bytes as the files.
-        let onDisk = try Migration.load(from: TestDatabase.migrationsDirectory)
-        let builtIn = try Migration.builtIn()
-        XCTAssertEqual(builtIn, onDisk)
-        XCTAssertEqual(builtIn.last?.version, Schema.version, "the schema version is the newest migration's")
-        XCTAssertEqual(builtIn.map(\.version), Array(1...Schema.version))
-        XCTAssertGreaterThanOrEqual(Schema.version, 8)
+    func testTheBuiltInAppsLineIsTheCheckoutsFiles() throws {
+        let onDisk = try Migration.load(from: TestDatabase.repositoryRoot.appendingPathComponent("Sources/AtelierAppsSchema/Migrations"))
+        XCTAssertEqual(AppsSchema.line.migrations, onDisk)
+        XCTAssertEqual(AppsSchema.line.version, onDisk.count)
+        XCTAssertEqual(AppsSchema.line.definitions, [])
     }
 
     func testMigrationFilesMustBeNumberedWithoutGaps() throws {
@@ -55,8 +64,15 @@ final class MigrationTests: XCTestCase {
         for file in ["0001_a.sql", "0003_c.sql"] {
             try Data("SELECT 1;".utf8).write(to: directory.appendingPathComponent(file))
         }
-        XCTAssertThrowsError(try Migration.load(from: directory)) { error in
+        let migrations = try Migration.load(from: directory)
+        XCTAssertThrowsError(try MigrationLine(name: "test", migrations: migrations)) { error in
             XCTAssertTrue("\(error)".contains("without gaps"), "\(error)")
+        }
+        XCTAssertThrowsError(try MigrationLine(name: "no spaces", migrations: Array(migrations.prefix(1))))
+        let line = try MigrationLine(name: "test", migrations: Array(migrations.prefix(1)))
+        XCTAssertThrowsError(try Migrator(client: PostgresClient(configuration: .init(host: "127.0.0.1", username: "x", password: nil, database: nil, tls: .disable)),
+                                          logger: Logger(label: "test"), lines: [line, line])) { error in
+            XCTAssertTrue("\(error)".contains("given twice"), "\(error)")
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 import XCTest
 
-/// Bulk actions (Migrations/0024): cancel, retry and purge by filter, in batches, exactly once
+/// Bulk actions (`atelier_bulk_step`): cancel, retry and purge by filter, in batches, exactly once
 /// whatever stops them half-way.
 final class BulkActionTests: DatabaseTestCase {
     let lease = Duration.seconds(30)

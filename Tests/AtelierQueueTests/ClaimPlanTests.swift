@@ -3,10 +3,10 @@ import AtelierQueue
 import Foundation
 import XCTest
 
-/// The claim and the fair tag read a few rows whatever the planner's statistics say
-/// (Migrations/0030). The statistics here are the worst a deployment sees: taken when nothing was
-/// queued (after a drain, at a quiet hour), with a backlog arriving after. Before 0030 the
-/// generic plans then walked the whole backlog on every claim and every enqueue's tag.
+/// The claim and the fair tag (`atelier_claim`, `atelier_fair_tags`) read a few rows whatever
+/// the planner's statistics say. The statistics here are the worst a deployment sees: taken when
+/// nothing was queued (after a drain, at a quiet hour), with a backlog arriving after; generic
+/// plans chosen from them would walk the whole backlog on every claim and every enqueue's tag.
 /// Counted as heap rows fetched through an index in the statement's own transaction, not timed.
 final class ClaimPlanTests: DatabaseTestCase {
     /// Below about 30,000 queued jobs the planner found the right walks even from these

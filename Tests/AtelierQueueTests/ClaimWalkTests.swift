@@ -5,7 +5,7 @@ import XCTest
 
 /// What a claim reads does not grow with other queues' backlogs.
 final class ClaimWalkTests: DatabaseTestCase {
-    /// A claim walks only the queues it serves (Migrations/0025): ready jobs of a paused queue
+    /// A claim walks only the queues it serves (`atelier_claim`): ready jobs of a paused queue
     /// cost it nothing. Counted in the claim's own transaction (heap rows fetched through an index).
     func testAClaimDoesNotWalkAPausedQueuesBacklog() async throws {
         try await db.execute("""

@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 import XCTest
 
-/// A job's fair tag reads the front of the line from the clock on (Migrations/0031): the entries
+/// A job's fair tag reads the front of the line from the clock on (`atelier_fair_tag`): the entries
 /// of jobs claimed before the clock moved, dead in jobs_fair_idx until a VACUUM, cost it nothing.
 /// Counted as index blocks read in the tag's own transaction, not timed.
 final class FairTagTests: DatabaseTestCase {

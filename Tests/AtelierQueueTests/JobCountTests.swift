@@ -4,7 +4,7 @@ import Foundation
 import PostgresNIO
 import XCTest
 
-/// The job counts kept with the jobs (Migrations/0022): after every kind of change, a rolled-back
+/// The job counts kept with the jobs (`atelier_count_jobs`, `job_counts_live`): after every kind of change, a rolled-back
 /// or killed transaction, a fold killed half-way, a TRUNCATE and concurrent claims, completions
 /// and folds, they equal `count(*)` over the jobs — checked in one statement (one snapshot), so
 /// the check holds even while other sessions write.

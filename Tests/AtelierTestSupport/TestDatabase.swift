@@ -1,3 +1,4 @@
+import AtelierAppsSchema
 import AtelierDatabase
 import AtelierQueue
 import Foundation
@@ -20,7 +21,11 @@ public final class TestDatabase: Sendable {
         return try DatabaseURL(parsing: text)
     }
 
-    public static func make(_ name: String = #function) async throws -> TestDatabase {
+    /// The migration lines `atelier` applies: the queue's, then the apps'.
+    public static let allLines: [MigrationLine] = [QueueSchema.line, AppsSchema.line]
+
+    /// A new database with `lines` applied (all of them unless a test asks for fewer; none: empty).
+    public static func make(_ name: String = #function, lines: [MigrationLine] = allLines) async throws -> TestDatabase {
         let admin = try adminURL()
         let database = "atelier_test_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         try await adminExecute(admin, "CREATE DATABASE \(database)")
@@ -30,7 +35,7 @@ public final class TestDatabase: Sendable {
         let queue = JobQueue(url: url, applicationName: "atelier-test", maxConnections: 20, logger: logger)
         let runner = Task { await queue.run() }
         let db = TestDatabase(url: url, queue: queue, admin: admin, runner: runner)
-        try await Migrator(client: queue.client, logger: queue.logger, migrations: Migration.builtIn(), definitions: QueueSchema.definitions).migrate()
+        if !lines.isEmpty { try await Migrator(client: queue.client, logger: queue.logger, lines: lines).migrate() }
         return db
     }
 
@@ -41,10 +46,9 @@ public final class TestDatabase: Sendable {
         self.runner = runner
     }
 
-    /// The checkout's `Migrations/` (the built-in migrations are compared with it).
-    public static var migrationsDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Migrations")
+    /// The checkout's root (the built-in migration lines and definitions are compared with its files).
+    public static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
     /// Runs raw SQL in the test database (to set up states the API would not create, like an expired lease).

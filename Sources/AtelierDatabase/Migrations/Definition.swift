@@ -3,7 +3,8 @@ import AtelierHashing
 /// One function or view, defined once, in one `.sql` file (`CREATE OR REPLACE …`): the current
 /// text, not a history. Unlike a ``Migration`` it is not numbered: after the migrations, the
 /// ``Migrator`` applies each definition whose text changed since it last applied it, so changing
-/// the claim is a diff of one file. Tables, indexes, triggers and data stay in migrations.
+/// the claim is a diff of one file. Tables, indexes and data stay in migrations; a trigger
+/// function's file also attaches it (`CREATE OR REPLACE TRIGGER`).
 ///
 /// A definition must be safe to run again on a database that has it: `CREATE OR REPLACE`, and a
 /// change of arguments or result type starts with `DROP FUNCTION IF EXISTS` of the old signature.

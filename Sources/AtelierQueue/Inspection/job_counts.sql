@@ -1,4 +1,4 @@
--- Jobs by kind and state, every queue together: the counts kept with the jobs (Migrations/0022),
+-- Jobs by kind and state, every queue together: the counts kept with the jobs (SQL/atelier_count_jobs.sql),
 -- not a count of the table. Pairs that count zero are left out, as a count(*) … GROUP BY would.
 -- Cost: the (queue, kind, state) groups plus the deltas not folded yet, whatever the table holds.
 SELECT kind, state, sum(n)::bigint

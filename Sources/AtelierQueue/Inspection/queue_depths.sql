@@ -1,7 +1,7 @@
 -- Each queue that has queued or running jobs, or a row in `queues` (it was paused once): paused,
 -- ready, scheduled, running, and the age of its oldest ready job in seconds (0 when none).
 --
--- queued and running come from the counts kept with the jobs (Migrations/0022). "Scheduled"
+-- queued and running come from the counts kept with the jobs (SQL/atelier_count_jobs.sql). "Scheduled"
 -- (queued, run_at still ahead) changes by time alone, so no stored count can hold it: it is
 -- counted here in jobs_queued_idx (queue, run_at) past now(), which costs the scheduled jobs
 -- (delayed ones, retries backing off), not the table; ready = queued − scheduled. The oldest

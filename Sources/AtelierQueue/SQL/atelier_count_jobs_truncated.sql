@@ -5,3 +5,7 @@ BEGIN
     DELETE FROM job_counts;
     RETURN NULL;
 END $$;
+
+-- Where it fires.
+CREATE OR REPLACE TRIGGER jobs_count_truncate AFTER TRUNCATE ON jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION atelier_count_jobs_truncated();

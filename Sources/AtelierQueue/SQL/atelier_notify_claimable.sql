@@ -8,3 +8,9 @@ BEGIN
               WHERE state = 'queued' AND run_at <= now()) AS q;
     RETURN NULL;
 END $$;
+
+-- Where it fires.
+CREATE OR REPLACE TRIGGER jobs_notify_insert AFTER INSERT ON jobs REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION atelier_notify_claimable();
+CREATE OR REPLACE TRIGGER jobs_notify_update AFTER UPDATE ON jobs REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION atelier_notify_claimable();

@@ -9,3 +9,7 @@ BEGIN
               GROUP BY chunk) AS c;
     RETURN NULL;
 END $$;
+
+-- Where it fires.
+CREATE OR REPLACE TRIGGER jobs_notify_delete AFTER DELETE ON jobs REFERENCING OLD TABLE AS old_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION atelier_notify_job_deletes();

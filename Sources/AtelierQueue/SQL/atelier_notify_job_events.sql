@@ -9,3 +9,7 @@ BEGIN
               GROUP BY chunk) AS c;
     RETURN NULL;
 END $$;
+
+-- Where it fires.
+CREATE OR REPLACE TRIGGER job_events_notify AFTER INSERT ON job_events REFERENCING NEW TABLE AS new_events
+    FOR EACH STATEMENT EXECUTE FUNCTION atelier_notify_job_events();

@@ -8,11 +8,12 @@ import Logging
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply the migrations built into this binary in order (each in a transaction); a no-op when up to date.",
+        abstract: "Apply the migrations built into this binary, the queue's line then the apps', each in a transaction; a no-op when up to date.",
         discussion: """
             Then the queue's functions and views (Sources/AtelierQueue/SQL) that differ from what the database
             has are applied, together in one transaction. Run it with the newest build you deploy: an older
-            build puts its own definitions back.
+            build puts its own definitions back. A database migrated before the two lines (at version 33 of
+            the single line) is adopted as version 1 of both, applying nothing.
 
             With --create-bucket and ATELIER_BLOB_STORE=s3 it also creates the bucket ATELIER_S3_BUCKET names
             unless it exists: the one-shot set-up of a new deployment (docker-compose.yml's `init` service).
@@ -21,9 +22,6 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Apply the NNNN_name.sql files of this directory instead (they must go up to this build's schema version).")
-    var dir: String?
-
     @Flag(help: "Only show which migrations are applied.")
     var status = false
 
@@ -31,30 +29,35 @@ struct MigrateCommand: AsyncParsableCommand {
     var createBucket = false
 
     func run() async throws {
-        let directory = dir.map { URL(fileURLWithPath: $0) }
         let status = self.status
         let createBucket = self.createBucket
         try await withQueue(database, logLevel: .info) { queue in
-            let migrator = try Migrator(client: queue.client, logger: queue.logger, migrations: try directory.map { url throws(ConfigurationError) in try Migration.load(from: url) } ?? Migration.builtIn(), definitions: QueueSchema.definitions)
+            let migrator = try Migrator(client: queue.client, logger: queue.logger, lines: SchemaLines.all)
             if status {
                 let applied = try await migrator.appliedMigrations()
-                var table = Table("VERSION", "NAME", "STATE")
-                for migration in migrator.migrations {
-                    table.add(String(migration.version), migration.name,
-                              applied.contains { $0.version == migration.version } ? "applied" : "pending")
+                var table = Table("LINE", "VERSION", "NAME", "STATE")
+                for line in migrator.lines {
+                    for migration in line.migrations {
+                        table.add(line.name, String(migration.version), migration.name,
+                                  applied.contains { $0.line == line.name && $0.version == migration.version } ? "applied" : "pending")
+                    }
                 }
                 say(table.render())
                 return
             }
             let report = try await migrator.migrate()
-            for version in report.editedAfterApply {
+            for row in report.editedAfterApply {
                 FileHandle.standardError.write(Data(
-                    "atelier: warning: migration \(version) changed after it was applied; add a new migration instead of editing an applied one\n".utf8))
+                    "atelier: warning: migration \(row.line) \(row.version) changed after it was applied; add a new migration instead of editing an applied one\n".utf8))
             }
+            if report.adoptedSingleLine {
+                say("adopted a database from before the migration lines: single line version 33 is version 1 of queue and apps")
+            }
+            let versions = migrator.lines.map { "\($0.name) \(report.versions[$0.name] ?? 0)" }.joined(separator: ", ")
             if report.applied.isEmpty {
-                say("database schema is up to date (version \(report.currentVersion))")
+                say("database schema is up to date (\(versions))")
             } else {
-                say("applied migration(s) \(report.applied.map(String.init).joined(separator: ", ")); schema is at version \(report.currentVersion)")
+                say("applied migration(s) \(report.applied.map { "\($0.line) \($0.version)" }.joined(separator: ", ")); schema is at \(versions)")
             }
             if !report.definitionsApplied.isEmpty {
                 say("applied definition(s) \(report.definitionsApplied.joined(separator: ", "))")
