@@ -105,6 +105,7 @@ let package = Package(
         .target(
             name: "AtelierSearch",
             dependencies: [
+                "AtelierDatabase",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -151,6 +152,7 @@ let package = Package(
         .target(
             name: "AtelierAccounts",
             dependencies: [
+                "AtelierDatabase",
                 "AtelierLanes",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

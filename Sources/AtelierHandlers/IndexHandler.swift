@@ -62,7 +62,7 @@ package struct IndexHandler: JobHandler {
     /// A document's current question and answer (the last edit wins whatever order jobs run in);
     /// a deleted document stores nothing.
     func indexDocument(_ id: UUID, _ context: JobContext) async throws -> JobResult {
-        let documents = DocumentStore(client: context.database, logger: context.logger)
+        let documents = DocumentStore(database: context.database, logger: context.logger)
         guard let document = try await documents.find(id: id, owner: context.job.owner) else {
             return try .encode(IndexJob.Skipped(documentID: id.lowercased, skipped: "the document no longer exists"))
         }
@@ -71,7 +71,7 @@ package struct IndexHandler: JobHandler {
         let vector = try await context.offload { _ in encoder.embed(text) }
         try context.checkCancellation()
         try await context.progress(70, step: "storing")
-        let store = VectorStore(client: context.database, logger: context.logger)
+        let store = VectorStore(database: context.database, logger: context.logger)
         let metadata = "{\"document_id\": \"\(id.uuidString.lowercased())\"}"
         guard let row = try await store.upsert(NewIndexedItem(
             owner: context.job.owner, collection: document.collection, sourceKind: "text", sourceKey: document.sourceKey,
@@ -115,7 +115,7 @@ package struct IndexHandler: JobHandler {
         try await context.progress(70, step: "storing")
         let imagePath = request.imagePath ?? input.map { "source/" + ($0.blob.split(separator: "/").last.map(String.init) ?? $0.blob) }
         let sourceKey = request.sourceKey ?? (request.isImage ? "job:\(owningJob):\(imagePath ?? "image")" : "job:\(owningJob)")
-        let store = VectorStore(client: context.database, logger: context.logger)
+        let store = VectorStore(database: context.database, logger: context.logger)
         let id = try await store.upsert(NewIndexedItem(
             owner: context.job.owner, collection: request.collection, sourceKind: request.isImage ? "image" : "text",
             sourceKey: sourceKey, jobID: owningJob, imagePath: request.isImage ? imagePath : nil, text: request.text,

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import PostgresNIO
@@ -34,8 +35,8 @@ package struct DocumentStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    package init(database: Database, logger: Logger) {
+        self.client = database.client
         self.logger = logger
     }
 

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import PostgresNIO
@@ -25,8 +26,8 @@ package struct ReviewStore: Sendable {
     /// The Learn Assistant's plan: reviews 1, 3, 7, 14 and 30 days after a point is made.
     package static let spacing = [1, 3, 7, 14, 30]
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    package init(database: Database, logger: Logger) {
+        self.client = database.client
         self.logger = logger
     }
 

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import PostgresNIO
@@ -54,8 +55,8 @@ package struct VectorStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    package init(database: Database, logger: Logger) {
+        self.client = database.client
         self.logger = logger
     }
 

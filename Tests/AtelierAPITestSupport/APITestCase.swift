@@ -111,7 +111,7 @@ open class APITestCase: DatabaseTestCase {
         try await db.eventually("the server listens") { port.value > 0 }
         baseURL = "http://127.0.0.1:\(port.value)"
         http = HTTPClient(eventLoopGroupProvider: .singleton)
-        token = try await AppTokens(queue: db.queue).create(name: "alice").secret
+        token = try await AppTokens(database: db.queue.database).create(name: "alice").secret
         try await db.eventually("the listener is up") { server.notifier.isListening }
     }
 

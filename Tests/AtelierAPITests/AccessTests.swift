@@ -19,7 +19,7 @@ final class AccessTests: APITestCase {
     func testRevokedTokenIsRefusedAtOnce() async throws {
         let temporary = try await AtelierAPITestTokens.make(db.queue, name: "temporary")
         try await XCTAssertEqualAsync(try await request(.GET, "/v1/jobs", token: .some(temporary)).status, 200, "now cached")
-        _ = try await AppTokens(queue: db.queue).revoke("temporary")
+        _ = try await AppTokens(database: db.queue.database).revoke("temporary")
         try await db.eventually("the revocation reaches the API", timeout: .seconds(5)) {
             try await request(.GET, "/v1/jobs", token: .some(temporary)).status == 401
         }

@@ -9,7 +9,7 @@ import XCTest
 /// are refused (403 AuthorizationError naming the role; 401 for an app token or none).
 final class AdminAPITests: APITestCase {
     func accessToken(role: String, email: String) async throws -> String {
-        let users = UserStore(client: db.queue.client, logger: db.queue.logger)
+        let users = UserStore(database: db.queue.database, logger: db.queue.logger)
         let user = try await users.create(email: email, name: "", role: role, permissions: [], password: nil)
         return try await XCTUnwrap(server.accounts).access.issue(for: user, audience: .fleet).token
     }

@@ -11,7 +11,7 @@ import Yams
 /// background to the end, and refusals that name their field.
 final class BulkActionsAPITests: APITestCase {
     private func adminHeaders() async throws -> [(String, String)] {
-        let users = UserStore(client: db.queue.client, logger: db.queue.logger)
+        let users = UserStore(database: db.queue.database, logger: db.queue.logger)
         let user = try await users.create(email: "ops@example.com", name: "", role: "admin", permissions: [], password: nil)
         let token = try await XCTUnwrap(server.accounts).access.issue(for: user, audience: .fleet).token
         return [("Authorization", "Bearer " + token)]

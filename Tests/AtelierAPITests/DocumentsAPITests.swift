@@ -62,7 +62,7 @@ final class DocumentsAPITests: APITestCase {
         XCTAssertTrue(text.hasSuffix("Ask your administrator to reset it."), text)
 
         // Another owner sees nothing.
-        let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
+        let bob = try await AppTokens(database: db.queue.database).create(name: "bob").secret
         let bobs = try await send(.POST, "/v1/documents/search", ["query": "I forgot my password"], token: bob).json()
         XCTAssertEqual((bobs["results"] as? [Any])?.count, 0)
         let bobShow = try await request(.GET, "/v1/documents/\(id)", token: bob)

@@ -50,10 +50,10 @@ final class CredentialFloodTests: APITestCase {
         let hash = AppTokens.hash(secret)
         // The lookup starts and finds the token live…
         let started = authenticator.beginLookup()
-        let token = try await AppTokens(queue: db.queue).authenticate(secret)
+        let token = try await AppTokens(database: db.queue.database).authenticate(secret)
         XCTAssertNotNil(token)
         // …the token is revoked while it is in flight (the notification empties the caches)…
-        _ = try await AppTokens(queue: db.queue).revoke("racing")
+        _ = try await AppTokens(database: db.queue.database).revoke("racing")
         try await db.eventually("the revocation notification arrives", timeout: .seconds(10)) {
             authenticator.beginLookup() != started
         }
@@ -68,7 +68,7 @@ final class CredentialFloodTests: APITestCase {
     }
 
     func testLastUsedIsWrittenAtMostOnceAMinute() async throws {
-        let tokens = AppTokens(queue: db.queue)
+        let tokens = AppTokens(database: db.queue.database)
         let secret = try await AtelierAPITestTokens.make(db.queue, name: "busy")
         let firstUse = try await tokens.authenticate(secret)
         let first = try XCTUnwrap(firstUse?.lastUsedAt)
@@ -104,7 +104,7 @@ final class StreamLimitTests: APITestCase {
                         name: "StreamLimitError")
 
         // Revoking bob ends his stream (and only his).
-        _ = try await AppTokens(queue: db.queue).revoke("bob")
+        _ = try await AppTokens(database: db.queue.database).revoke("bob")
         for try await _ in bobs.body { }   // returns only when the server ends the stream
         try await db.eventually("bob's stream is released", timeout: .seconds(10)) { server.hub.streamCount == 2 }
         _ = first; _ = second

@@ -87,7 +87,7 @@ final class SearchAPITests: APITestCase {
         let hash = [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(first["thumbhash"] as? String, "\(first)"))))
         XCTAssertEqual(ThumbHash.aspectRatio(hash), 4.0 / 3.0, accuracy: 0.1, "the 64 × 48 photo's placeholder")
 
-        let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
+        let bob = try await AppTokens(database: db.queue.database).create(name: "bob").secret
         let bobs = try await search(["query": "a sleeping kitten", "top_k": 5], token: bob).json()
         XCTAssertEqual((bobs["results"] as? [Any])?.count, 0, "another owner sees nothing")
     }

@@ -76,7 +76,7 @@ final class AppleSignInTests: DatabaseTestCase {
     /// The first sign-in makes the user; the next finds it; a verified email links a password
     /// user who has no Apple account yet; an unverified one does not take another's email.
     func testSignInMakesFindsAndLinksUsers() async throws {
-        let users = UserStore(client: db.queue.client, logger: db.queue.logger)
+        let users = UserStore(database: db.queue.database, logger: db.queue.logger)
         let first = try await users.signIn(apple: .init(subject: "s1", email: "new@privaterelay.appleid.com", emailVerified: true))
         XCTAssertEqual(first.appleSubject, "s1")
         XCTAssertFalse(first.hasPassword)
@@ -126,7 +126,7 @@ final class AppleSignInTests: DatabaseTestCase {
 
     /// A verified Apple email never links to an operator: the Apple account gets a user of its own.
     func testAppleSignInNeverLinksToAnAdmin() async throws {
-        let users = UserStore(client: db.queue.client, logger: db.queue.logger)
+        let users = UserStore(database: db.queue.database, logger: db.queue.logger)
         let admin = try await users.create(email: "root@example.com", role: "admin", password: "password123")
         let user = try await users.signIn(apple: .init(subject: "s9", email: "root@example.com", emailVerified: true))
         XCTAssertNotEqual(user.id, admin.id)

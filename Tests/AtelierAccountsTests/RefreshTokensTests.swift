@@ -4,12 +4,12 @@ import Foundation
 import XCTest
 
 final class RefreshTokensTests: DatabaseTestCase {
-    var users: UserStore { UserStore(client: db.queue.client, logger: db.queue.logger) }
+    var users: UserStore { UserStore(database: db.queue.database, logger: db.queue.logger) }
     static let secret = String(repeating: "jwt-s3cr3t-", count: 4)
     /// No reuse window: every second use ends the family.
-    var refresh: RefreshTokens { RefreshTokens(client: db.queue.client, secret: Self.secret, reuseWindow: .zero, logger: db.queue.logger) }
+    var refresh: RefreshTokens { RefreshTokens(database: db.queue.database, secret: Self.secret, reuseWindow: .zero, logger: db.queue.logger) }
     /// An hour's window, so that the test never meets its end.
-    var forgiving: RefreshTokens { RefreshTokens(client: db.queue.client, secret: Self.secret, reuseWindow: .seconds(3600), logger: db.queue.logger) }
+    var forgiving: RefreshTokens { RefreshTokens(database: db.queue.database, secret: Self.secret, reuseWindow: .seconds(3600), logger: db.queue.logger) }
 
     func testATokenRotatesOnEveryUse() async throws {
         let user = try await users.create(email: "ana@example.com")
@@ -40,7 +40,7 @@ final class RefreshTokensTests: DatabaseTestCase {
     func testUnknownExpiredAndDisabledUsersTokensAreRefused() async throws {
         let user = try await users.create(email: "cy@example.com")
         let live = try await refresh.issue(for: user.id)
-        let short = RefreshTokens(client: db.queue.client, secret: Self.secret, lifetime: .seconds(-1), logger: db.queue.logger)
+        let short = RefreshTokens(database: db.queue.database, secret: Self.secret, lifetime: .seconds(-1), logger: db.queue.logger)
         let expired = try await short.issue(for: user.id)
         await assertInvalid(expired.token)
         await assertInvalid("atr_" + String(repeating: "A", count: 43))

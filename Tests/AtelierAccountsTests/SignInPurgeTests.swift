@@ -20,7 +20,7 @@ final class SignInPurgeTests: DatabaseTestCase {
         try await db.execute("""
             INSERT INTO apple_identity_uses (token_hash, expires_at) VALUES ('old', now() - interval '1 second'), ('new', now() + interval '5 minutes')
             """)
-        let removed = try await SignInPurge(client: db.queue.client, logger: db.queue.logger).run()
+        let removed = try await SignInPurge(database: db.queue.database, logger: db.queue.logger).run()
         XCTAssertEqual(removed, 3)
         let left = try await db.scalar("SELECT string_agg(token_hash, ',' ORDER BY token_hash) FROM refresh_tokens", as: String.self)
         XCTAssertEqual(left, "live,spent-live")

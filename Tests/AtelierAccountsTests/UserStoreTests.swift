@@ -4,7 +4,7 @@ import Foundation
 import XCTest
 
 final class UserStoreTests: DatabaseTestCase {
-    var users: UserStore { UserStore(client: db.queue.client, logger: db.queue.logger) }
+    var users: UserStore { UserStore(database: db.queue.database, logger: db.queue.logger) }
 
     func testAUserIsFoundByEmailWhateverItsCase() async throws {
         let created = try await users.create(email: "Ana.Silva@Example.com", name: "Ana Silva", role: "driver",

@@ -32,7 +32,7 @@ final class AccountLimitsAPITests: LearnAPITestCase {
     /// Token A spends the budget; token B of the same user — the core API, the fleet app's own
     /// routes and the Learn app's — finds it spent. Another user's is untouched.
     func testAUsersBudgetIsOneWhicheverOfTheirTokensComes() async throws {
-        let users = UserStore(client: db.queue.client, logger: db.queue.logger)
+        let users = UserStore(database: db.queue.database, logger: db.queue.logger)
         _ = try await users.create(email: "kim@example.com", password: "password123")
         _ = try await users.create(email: "lee@example.com", password: "password123")
         let first = try await login("kim@example.com")

@@ -24,7 +24,7 @@ final class FleetAuthAPITests: APITestCase {
     struct RefreshResponse: Codable { let token: String; let expiresIn: Int }
     struct ErrorBody: Codable { let error: String; let message: String; let code: String?; let retryAfter: Int?; let details: [String: String]? }
 
-    var users: UserStore { UserStore(client: db.queue.client, logger: db.queue.logger) }
+    var users: UserStore { UserStore(database: db.queue.database, logger: db.queue.logger) }
 
     /// The per-email budget is what these tests count: the passwords lane's deadline, which
     /// follows the machine's pace (scrypt under a busy CI machine), must not answer first.
@@ -301,8 +301,8 @@ final class FleetAuthAPITests: APITestCase {
         let otherNotifier = Notifier(url: db.url, channels: [Notifier.Channel.tokens], logger: db.queue.logger)
         let held = ReloadHold()
         let revocations = AccessRevocations(
-            revoked: RevokedAccessTokens(client: otherQueue.client, logger: db.queue.logger),
-            users: UserStore(client: otherQueue.client, logger: db.queue.logger),
+            revoked: RevokedAccessTokens(database: otherQueue.database, logger: db.queue.logger),
+            users: UserStore(database: otherQueue.database, logger: db.queue.logger),
             notifier: otherNotifier, lifetime: .seconds(3600), afterReading: { await held.holdFirst() })
         let heard = ReloadHold.Flag()
         otherNotifier.observe { if $0.payload == "user:" + user.id.uuidString.lowercased() { heard.set() } }
@@ -333,8 +333,8 @@ final class FleetAuthAPITests: APITestCase {
         let otherNotifier = Notifier(url: db.url, channels: [Notifier.Channel.tokens], logger: db.queue.logger)
         let held = ReloadHold()
         let revocations = AccessRevocations(
-            revoked: RevokedAccessTokens(client: otherQueue.client, logger: db.queue.logger),
-            users: UserStore(client: otherQueue.client, logger: db.queue.logger),
+            revoked: RevokedAccessTokens(database: otherQueue.database, logger: db.queue.logger),
+            users: UserStore(database: otherQueue.database, logger: db.queue.logger),
             notifier: otherNotifier, lifetime: .seconds(3600), afterReading: { await held.holdFirst() })
         let running = Task { await withDiscardingTaskGroup { group in
             group.addTask { await otherQueue.run() }

@@ -145,7 +145,7 @@ final class GenerateCaptionRateLimitTests: CaptionAPITestCase {
         XCTAssertNotNil(refused.headers.first(name: "Retry-After"))
         XCTAssertNotNil(refused.headers.first(name: "X-RateLimit-Reset"))
         // Another token from the same address is still the same client.
-        let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
+        let bob = try await AppTokens(database: db.queue.database).create(name: "bob").secret
         try assertCaptionError(try await caption(try body(try photo()), token: bob), status: 429, code: "RATE_001")
     }
 

@@ -66,7 +66,7 @@ final class MondrianSearchAPITests: APITestCase {
         let placeholder = try XCTUnwrap(ThumbHash.decode(hash))
         XCTAssertEqual(Double(placeholder.pixels[0]), 90, accuracy: 12, "the photo's grey")
 
-        let bob = try await AppTokens(queue: db.queue).create(name: "bob").secret
+        let bob = try await AppTokens(database: db.queue.database).create(name: "bob").secret
         let bobs = try await request(.POST, "/search", token: bob, body: try JSONEncoder().encode(SearchRequest(query: "sunset", top_k: 5)),
                                      contentType: "application/json")
         XCTAssertEqual(try JSONDecoder().decode(SearchResponse.self, from: Data(bobs.text.utf8)).total, 0, "another owner sees nothing")

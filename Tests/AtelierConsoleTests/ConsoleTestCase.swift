@@ -23,7 +23,7 @@ class ConsoleTestCase: APITestCase {
 
     @discardableResult
     func makeUser(email: String, password: String = "a password long enough", role: String) async throws -> User {
-        let users = UserStore(client: db.queue.client, logger: db.queue.logger)
+        let users = UserStore(database: db.queue.database, logger: db.queue.logger)
         return try await users.create(email: email, name: "", role: role, permissions: [], password: password)
     }
 

@@ -20,7 +20,7 @@ final class DefinitionTests: XCTestCase {
     }
 
     private func migrate(_ db: TestDatabase, _ definitions: [Definition]) async throws -> Migrator.Report {
-        try await Migrator(client: db.queue.client, logger: db.queue.logger, lines: lines(definitions)).migrate()
+        try await Migrator(database: db.queue.database, lines: lines(definitions)).migrate()
     }
 
     func testTheQueuesDefinitionsAreRecordedAndAppliedOnlyOnce() async throws {
@@ -46,7 +46,7 @@ final class DefinitionTests: XCTestCase {
 
             let changed = QueueSchema.definitions + [Self.answer(2)]
             do {
-                try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: lines(changed))
+                try await Migrator.requireCurrent(database: db.queue.database, lines: lines(changed))
                 XCTFail("a build whose definition differs from the database's must not start")
             } catch {
                 let message = DatabaseErrorText.describe(error)
@@ -57,7 +57,7 @@ final class DefinitionTests: XCTestCase {
             XCTAssertEqual(second.definitionsApplied, ["atelier_test_answer"], "only the changed definition is applied")
             let two = try await db.scalar("SELECT atelier_test_answer()", as: Int.self)
             XCTAssertEqual(two, 2)
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: lines(changed))
+            try await Migrator.requireCurrent(database: db.queue.database, lines: lines(changed))
         } catch { XCTFail("\(error)") }
         await db.drop()
     }

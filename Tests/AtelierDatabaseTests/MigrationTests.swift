@@ -11,7 +11,7 @@ final class MigrationTests: XCTestCase {
     func testRerunningMigrateIsANoOp() async throws {
         let db = try await TestDatabase.make()
         do {
-            let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
+            let migrator = try Migrator(database: db.queue.database, lines: TestDatabase.allLines)
             let report = try await migrator.migrate()
             XCTAssertEqual(report.applied, [], "the database was migrated by make(); a second run applies nothing")
             XCTAssertEqual(report.versions, ["queue": QueueSchema.line.version, "apps": AppsSchema.line.version])
@@ -19,7 +19,7 @@ final class MigrationTests: XCTestCase {
             XCTAssertFalse(report.adoptedSingleLine)
             let rows = try await migrator.appliedMigrations()
             XCTAssertEqual(rows.map { "\($0.line) \($0.version)" }, ["apps 1", "queue 1"])
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
+            try await Migrator.requireCurrent(database: db.queue.database, lines: TestDatabase.allLines)
         } catch { XCTFail("\(error)") }
         await db.drop()
     }
@@ -29,7 +29,7 @@ final class MigrationTests: XCTestCase {
     func testDatabaseNewerThanTheCodeIsRefused() async throws {
         let db = try await TestDatabase.make()
         try await db.execute("INSERT INTO atelier_schema_migrations (line, version, name, checksum) VALUES ('apps', \(AppsSchema.line.version + 1), 'future', 'x')")
-        let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
+        let migrator = try Migrator(database: db.queue.database, lines: TestDatabase.allLines)
         do {
             try await migrator.migrate()
             XCTFail("migrate must refuse a database newer than the code")
@@ -38,13 +38,13 @@ final class MigrationTests: XCTestCase {
             XCTAssertTrue(message.contains("apps schema is at version \(AppsSchema.line.version + 1), newer than this build"), message)
         }
         do {
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
+            try await Migrator.requireCurrent(database: db.queue.database, lines: TestDatabase.allLines)
             XCTFail("workers must refuse to start on a newer schema")
         } catch {
             XCTAssertEqual(DatabaseErrorText.queueError(error), .schema(DatabaseErrorText.describe(error)))
         }
         do {
-            try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: [QueueSchema.line])
+            try await Migrator.requireCurrent(database: db.queue.database, lines: [QueueSchema.line])
         } catch { XCTFail("the queue's line alone is current: \(error)") }
         await db.drop()
     }
@@ -70,8 +70,8 @@ final class MigrationTests: XCTestCase {
         }
         XCTAssertThrowsError(try MigrationLine(name: "no spaces", migrations: Array(migrations.prefix(1))))
         let line = try MigrationLine(name: "test", migrations: Array(migrations.prefix(1)))
-        XCTAssertThrowsError(try Migrator(client: PostgresClient(configuration: .init(host: "127.0.0.1", username: "x", password: nil, database: nil, tls: .disable)),
-                                          logger: Logger(label: "test"), lines: [line, line])) { error in
+        let nowhere = Database(url: try DatabaseURL(parsing: "postgres://x@127.0.0.1:1/x"), logger: Logger(label: "test"))
+        XCTAssertThrowsError(try Migrator(database: nowhere, lines: [line, line])) { error in
             XCTAssertTrue("\(error)".contains("given twice"), "\(error)")
         }
     }

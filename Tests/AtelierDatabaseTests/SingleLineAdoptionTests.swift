@@ -67,7 +67,7 @@ final class SingleLineAdoptionTests: XCTestCase {
         let fresh = try await TestDatabase.make()
         do {
             try await Self.load(adopted, try Self.fixture)
-            let migrator = try Migrator(client: adopted.queue.client, logger: adopted.queue.logger, lines: TestDatabase.allLines)
+            let migrator = try Migrator(database: adopted.queue.database, lines: TestDatabase.allLines)
             let report = try await migrator.migrate()
             XCTAssertTrue(report.adoptedSingleLine)
             XCTAssertEqual(report.applied, [], "version 33 of the single line is version 1 of both lines: nothing to apply")
@@ -75,7 +75,7 @@ final class SingleLineAdoptionTests: XCTestCase {
             XCTAssertEqual(report.editedAfterApply, [])
             let rows = try await migrator.appliedMigrations()
             XCTAssertEqual(rows.map { "\($0.line) \($0.version) \($0.name)" }, ["apps 1 apps", "queue 1 queue"])
-            try await Migrator.requireCurrent(client: adopted.queue.client, logger: adopted.queue.logger, lines: TestDatabase.allLines)
+            try await Migrator.requireCurrent(database: adopted.queue.database, lines: TestDatabase.allLines)
 
             let adoptedSchema = try await Self.fingerprint(adopted)
             let freshSchema = try await Self.fingerprint(fresh)
@@ -96,7 +96,7 @@ final class SingleLineAdoptionTests: XCTestCase {
         do {
             try await Self.load(db, try Self.fixture)
             try await db.execute("DELETE FROM atelier_schema_migrations WHERE version > 30")
-            let migrator = try Migrator(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
+            let migrator = try Migrator(database: db.queue.database, lines: TestDatabase.allLines)
             do {
                 try await migrator.migrate()
                 XCTFail("a database at version 30 of the single line must be brought to 33 by an older build first")
@@ -107,7 +107,7 @@ final class SingleLineAdoptionTests: XCTestCase {
             let recorded = try await db.scalar("SELECT max(version) FROM atelier_schema_migrations", as: Int.self)
             XCTAssertEqual(recorded, 30, "the single line's record is left as it was")
             do {
-                try await Migrator.requireCurrent(client: db.queue.client, logger: db.queue.logger, lines: TestDatabase.allLines)
+                try await Migrator.requireCurrent(database: db.queue.database, lines: TestDatabase.allLines)
                 XCTFail("workers must not start on it")
             } catch {
                 XCTAssertTrue(DatabaseErrorText.describe(error).contains("run `atelier migrate`"), DatabaseErrorText.describe(error))

@@ -11,7 +11,7 @@ import XCTest
 /// token's next request is `401`.
 final class CreateAndRevokeAToken: APITestCase {
     func testATokenWorksUntilItIsRevoked() async throws {
-        let tokens = AppTokens(queue: queue)
+        let tokens = AppTokens(database: queue.database)
         let created = try await tokens.create(name: "alice-phone", owner: "alice")
         XCTAssertTrue(created.secret.hasPrefix("atl_"))
 

@@ -24,7 +24,7 @@ final class EmbedTheQueueAlone: DatabaseTestCase {
 
     func testAWorkerRunsJobsOnADatabaseWithTheQueuesLineAlone() async throws {
         // What your deploy step runs (here again, so a no-op: setUp migrated the same way).
-        let report = try await Migrator(client: queue.client, logger: logger, lines: [QueueSchema.line]).migrate()
+        let report = try await Migrator(database: queue.database, lines: [QueueSchema.line]).migrate()
         XCTAssertEqual(report.versions, ["queue": QueueSchema.line.version])
 
         let tables = try await db.scalar("""

@@ -10,7 +10,7 @@ import XCTest
 /// small corpus where the right answer is known, owner isolation, re-indexing replaces,
 /// collection and similarity filters.
 final class SemanticSearchTests: DatabaseTestCase {
-    var store: VectorStore { VectorStore(client: queue.client, logger: Logger(label: "test")) }
+    var store: VectorStore { VectorStore(database: queue.database, logger: Logger(label: "test")) }
 
     /// The model from ATELIER_MODEL_DIR (./ops/test installs it and sets it), loaded once.
     static let model: Result<MiniLMEncoder, Error> = {

@@ -35,7 +35,7 @@ public final class TestDatabase: Sendable {
         let queue = JobQueue(url: url, applicationName: "atelier-test", maxConnections: 20, logger: logger)
         let runner = Task { await queue.run() }
         let db = TestDatabase(url: url, queue: queue, admin: admin, runner: runner)
-        if !lines.isEmpty { try await Migrator(client: queue.client, logger: queue.logger, lines: lines).migrate() }
+        if !lines.isEmpty { try await Migrator(database: queue.database, lines: lines).migrate() }
         return db
     }
 

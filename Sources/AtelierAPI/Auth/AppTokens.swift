@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierQueue
 import AtelierStorage
 import Crypto
@@ -24,12 +25,13 @@ public struct CreatedToken: Sendable {
 /// App tokens in PostgreSQL (`app_tokens`), stored as SHA-256 hashes.
 /// Tokens are 32 random bytes, so a fast hash is enough: there is nothing to brute-force.
 public struct AppTokens: Sendable {
-    public let client: PostgresClient
+    let client: PostgresClient
     let logger: Logger
 
-    public init(queue: JobQueue) {
-        self.client = queue.client
-        self.logger = queue.logger
+    /// The tokens in `database` (the pool the process shares).
+    public init(database: Database, logger: Logger? = nil) {
+        self.client = database.client
+        self.logger = logger ?? database.logger
     }
 
     public static let secretPrefix = "atl_"

@@ -28,12 +28,12 @@ package struct UserAccounts: Sendable {
         self.apple = apple
         self.sessionMaxAge = sessionMaxAge
         access = try AccessTokens(secret: secret, lifetime: lifetime)
-        users = UserStore(client: queue.client, logger: queue.logger, passwords: passwords)
-        refresh = RefreshTokens(client: queue.client, secret: secret, reuseWindow: refreshReuseWindow,
+        users = UserStore(database: queue.database, logger: queue.logger, passwords: passwords)
+        refresh = RefreshTokens(database: queue.database, secret: secret, reuseWindow: refreshReuseWindow,
                                 sessionMaxAge: sessionMaxAge, logger: queue.logger)
-        revoked = RevokedAccessTokens(client: queue.client, logger: queue.logger)
+        revoked = RevokedAccessTokens(database: queue.database, logger: queue.logger)
         revocations = AccessRevocations(revoked: revoked, users: users, notifier: notifier, lifetime: lifetime)
-        appleUses = AppleIdentityUses(client: queue.client, logger: queue.logger)
+        appleUses = AppleIdentityUses(database: queue.database, logger: queue.logger)
     }
 
     /// The claims of an access token that we signed, has not expired, was not revoked (logout)

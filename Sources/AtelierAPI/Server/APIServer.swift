@@ -100,7 +100,7 @@ public final class APIServer: Sendable {
         }
         self.accounts = accounts
         self.authenticator = Authenticator(
-            tokens: AppTokens(queue: queue), notifier: notifier, openAccess: configuration.openAccess,
+            tokens: AppTokens(database: queue.database), notifier: notifier, openAccess: configuration.openAccess,
             addressLimiter: configuration.unauthenticatedRateLimitPerMinute > 0
                 ? RateLimiter(perMinute: configuration.unauthenticatedRateLimitPerMinute) : nil,
             accounts: accounts, anonymousApps: configuration.anonymousApps,
@@ -110,7 +110,7 @@ public final class APIServer: Sendable {
         self.intake = JobIntake(queue: queue, blobs: self.blobs, kinds: kinds, imageLimits: configuration.imageLimits, probes: lanes.probes,
                                 quotas: OwnerQuotas(maxActiveJobs: configuration.maxActiveJobsPerOwner,
                                                     maxStoredBytes: configuration.maxStoredBytesPerOwner))
-        self.search = SearchService(encoder: encoder, store: VectorStore(client: queue.client, logger: logger),
+        self.search = SearchService(encoder: encoder, store: VectorStore(database: queue.database, logger: logger),
                                     embeddings: lanes.embeddings)
         self.loginLimits = LoginLimits(perAddress: configuration.loginRateLimitPerAddress, perEmail: configuration.loginRateLimitPerEmail)
         self.limiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(perMinute: configuration.rateLimitPerMinute) : nil
@@ -143,7 +143,7 @@ public final class APIServer: Sendable {
                        links: links, configuration: configuration, base: publicBase).register(on: jobs)
         let v1 = authenticatedGroup(router.group("v1"))
         SearchController<SearchHit>(service: search, queue: queue, signer: signer, base: publicBase).register(on: v1)
-        DocumentsController(intake: intake, documents: DocumentStore(client: queue.client, logger: logger), searchService: search).register(on: v1)
+        DocumentsController(intake: intake, documents: DocumentStore(database: queue.database, logger: logger), searchService: search).register(on: v1)
         let admin = authenticatedGroup(router.group("v1/admin"))
         admin.add(middleware: RoleMiddleware(role: "admin"))
         AdminController(queue: queue).register(on: admin)
@@ -186,7 +186,7 @@ public final class APIServer: Sendable {
             BackgroundTask(name: "listener") { [notifier] in await notifier.run() },
             BackgroundTask(name: "sse-keepalive") { [hub, configuration] in await hub.runTicks(every: configuration.sseKeepAlive) },
             BackgroundTask(name: "stream-revoker") { [queue, notifier, hub, logger, accounts] in
-                await StreamRevoker(tokens: AppTokens(queue: queue), accounts: accounts, notifier: notifier, hub: hub, logger: logger).run()
+                await StreamRevoker(tokens: AppTokens(database: queue.database), accounts: accounts, notifier: notifier, hub: hub, logger: logger).run()
             },
             BackgroundTask(name: "bulk-actions") { [bulkActions] in await bulkActions.tasks.run() },
         ]

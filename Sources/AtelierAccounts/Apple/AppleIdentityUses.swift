@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import PostgresNIO
@@ -11,8 +12,8 @@ package struct AppleIdentityUses: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
-        (self.client, self.logger) = (client, logger)
+    package init(database: Database, logger: Logger) {
+        (self.client, self.logger) = (database.client, logger)
     }
 
     /// True when the token `identity` came from had not been used before (it is now); false for

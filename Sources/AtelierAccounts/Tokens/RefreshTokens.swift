@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Crypto
 import Foundation
 import Logging
@@ -27,9 +28,9 @@ package struct RefreshTokens: Sendable {
     package static let prefix = "atr_"
 
     /// `secret`: the server's (`ATELIER_JWT_SECRET`); successors are derived from it.
-    package init(client: PostgresClient, secret: String, lifetime: Duration = .seconds(30 * 24 * 3600),
+    package init(database: Database, secret: String, lifetime: Duration = .seconds(30 * 24 * 3600),
                 reuseWindow: Duration = .seconds(30), sessionMaxAge: Duration = .seconds(30 * 24 * 3600), logger: Logger) {
-        (self.client, self.lifetime, self.reuseWindow, self.logger) = (client, lifetime, reuseWindow, logger)
+        (self.client, self.lifetime, self.reuseWindow, self.logger) = (database.client, lifetime, reuseWindow, logger)
         self.sessionMaxAge = sessionMaxAge
         successorKey = SymmetricKey(data: SHA256.hash(data: Data(("atelier refresh successor\u{0}" + secret).utf8)))
     }
@@ -122,8 +123,8 @@ package struct RefreshTokens: Sendable {
     }
 
     /// Revokes every refresh token of a user (logout everywhere, a disabled user).
-    package static func revokeAll(of userID: UUID, client: PostgresClient, logger: Logger) async throws {
-        _ = try await client.query("UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = \(userID) AND revoked_at IS NULL",
+    package static func revokeAll(of userID: UUID, database: Database, logger: Logger) async throws {
+        _ = try await database.client.query("UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = \(userID) AND revoked_at IS NULL",
                                    logger: logger)
     }
 

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import PostgresNIO
@@ -9,8 +10,8 @@ package struct RevokedAccessTokens: Sendable {
     package let client: PostgresClient
     let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
-        (self.client, self.logger) = (client, logger)
+    package init(database: Database, logger: Logger) {
+        (self.client, self.logger) = (database.client, logger)
     }
 
     /// Revokes the token; true when this call did (false: it was revoked already). One

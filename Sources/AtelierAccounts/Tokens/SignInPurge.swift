@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Logging
 import PostgresNIO
 
@@ -9,8 +10,8 @@ package struct SignInPurge: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    package init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    package init(database: Database, logger: Logger) {
+        self.client = database.client
         self.logger = logger
     }
 

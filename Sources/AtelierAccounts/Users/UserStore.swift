@@ -1,3 +1,4 @@
+import AtelierDatabase
 import Foundation
 import Logging
 import AtelierLanes
@@ -14,9 +15,9 @@ package struct UserStore: Sendable {
     /// its `passwords` lane; tools and tests get one of their own.
     let passwords: WorkLane
 
-    package init(client: PostgresClient, hasher: PasswordHasher = PasswordHasher(), logger: Logger,
+    package init(database: Database, hasher: PasswordHasher = PasswordHasher(), logger: Logger,
                 passwords: WorkLane = WorkLane(name: "password checks", concurrency: 2, queueLimit: 64)) {
-        (self.client, self.hasher, self.logger, self.passwords) = (client, hasher, logger, passwords)
+        (self.client, self.hasher, self.logger, self.passwords) = (database.client, hasher, logger, passwords)
     }
 
     /// Makes a user. `password` nil: the user cannot sign in with a password (Apple only, or

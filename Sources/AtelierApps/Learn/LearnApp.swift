@@ -8,10 +8,10 @@ import Hummingbird
 struct LearnApp: APIApp {
     func register(on router: Router<APIRequestContext>, server: APIServer) throws {
         let routes = LearnRoutes(accounts: server.accounts, limiter: server.limiter)
-        let documents = DocumentStore(client: server.queue.client, logger: server.logger)
+        let documents = DocumentStore(database: server.queue.database, logger: server.logger)
         LearnAuthController(routes: routes, limits: server.loginLimits).register(on: router)
         KnowledgeController(routes: routes, intake: server.intake, documents: documents).register(on: router)
-        ReviewsController(routes: routes, reviews: ReviewStore(client: server.queue.client, logger: server.logger)).register(on: router)
+        ReviewsController(routes: routes, reviews: ReviewStore(database: server.queue.database, logger: server.logger)).register(on: router)
         // The executable checked the chat settings at start-up (a bad URL is a start-up error).
         let provider: any ChatProvider = try server.configuration.chatModel.map { try OpenAIChatProvider($0) } ?? LocalChatProvider()
         ChatController(routes: routes, search: server.search, documents: documents, provider: provider, lane: server.lanes.chat)

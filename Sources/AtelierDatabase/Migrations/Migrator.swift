@@ -14,7 +14,8 @@ public struct Migrator: Sendable {
     public let logger: Logger
     public let lines: [MigrationLine]
 
-    public init(client: PostgresClient, logger: Logger, lines: [MigrationLine]) throws(ConfigurationError) {
+    /// A migrator of `lines` on `database` (its pool must be running); logs to `logger`, or the database's.
+    public init(database: Database, logger: Logger? = nil, lines: [MigrationLine]) throws(ConfigurationError) {
         guard !lines.isEmpty else { throw ConfigurationError("no migration lines given") }
         var names: Set<String> = []
         var definitions: Set<String> = []
@@ -24,8 +25,8 @@ public struct Migrator: Sendable {
                 throw ConfigurationError("two migration lines define \(definition.name)")
             }
         }
-        self.client = client
-        self.logger = logger
+        self.client = database.client
+        self.logger = logger ?? database.logger
         self.lines = lines
     }
 
@@ -166,7 +167,8 @@ public struct Migrator: Sendable {
 
     /// Fails unless the database is at exactly the end of each given line and has their
     /// definitions as this build has them: what `work` and `serve` check at start.
-    public static func requireCurrent(client: PostgresClient, logger: Logger, lines: [MigrationLine]) async throws {
+    public static func requireCurrent(database: Database, lines: [MigrationLine]) async throws {
+        let (client, logger) = (database.client, database.logger)
         var versions: [String: Int] = [:]
         do {
             let rows = try await client.query(

@@ -7,8 +7,9 @@ import PostgresNIO
 ///
 /// The operations live in extensions named after the mechanism they implement:
 /// `Enqueue/`, `Claim/`, `Completion/`, `Leases/`, `Control/`, `Maintenance/`, `Inspection/`.
-/// The connection pool must be running: call ``run()`` in a task (or a ServiceGroup's service)
-/// for as long as the queue is used.
+/// It runs its statements on a ``Database`` (the process's pool), its own or one it shares with
+/// the application's stores; the pool must be running: call ``run()`` in a task (or a
+/// ServiceGroup's service) for as long as the queue is used.
 ///
 /// Public: what producers and operators use — enqueue; read jobs, their events and children;
 /// cancel, retry, pause and resume; stats, metrics and the worker list. The worker's side —
@@ -18,8 +19,8 @@ import PostgresNIO
 ///
 /// A job's way through these operations, step by step: docs/architecture.md §2.
 public final class JobQueue: Sendable {
-    public let client: PostgresClient
-    public let url: DatabaseURL
+    /// The pool the queue's statements run on.
+    public let database: Database
     public let logger: Logger
     /// Whether this process's enqueues and claims share the queue out by owner (the default) or
     /// keep strict FIFO within a priority (`ATELIER_FAIR_SHARE=off`). Set it the same on every
@@ -28,27 +29,28 @@ public final class JobQueue: Sendable {
     /// Single-job enqueues made at the same moment go as one insert.
     let coalescer = EnqueueCoalescer()
 
-    public init(url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 10,
-                fairShare: Bool = true, logger: Logger) {
-        var configuration = url.clientConfiguration(applicationName: applicationName)
-        configuration.options.maximumConnections = maxConnections
-        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.url = url
+    /// A queue on `database`, the pool it shares with the application's stores.
+    public init(database: Database, fairShare: Bool = true, logger: Logger? = nil) {
+        self.database = database
         self.fairShare = fairShare
-        self.logger = logger
+        self.logger = logger ?? database.logger
     }
 
-    /// Runs the connection pool until the surrounding task is cancelled (or, in a ServiceGroup,
-    /// shut down gracefully), and beside it the ``DeadConnectionDetector`` that makes the pool's
-    /// connections — and every other connection this process holds to the database — notice a
-    /// database that went away without a word.
+    /// A queue on a pool of its own.
+    public convenience init(url: DatabaseURL, applicationName: String = "atelier", maxConnections: Int = 10,
+                            fairShare: Bool = true, logger: Logger) {
+        self.init(database: Database(url: url, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
+                  fairShare: fairShare, logger: logger)
+    }
+
+    /// The pool's client, for the queue's own statements (and this package's tests).
+    package var client: PostgresClient { database.client }
+    /// Where the database is: the notifier's own connection and the workers' lock sessions go there.
+    public var url: DatabaseURL { database.url }
+
+    /// Runs the database's pool (``Database/run()``) until the surrounding task is cancelled.
     public func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
-            group.addTask { await DeadConnectionDetector(databasePort: self.url.port).run() }
-            await group.next()  // the pool has stopped: the detector stops with it
-            group.cancelAll()
-        }
+        await database.run()
     }
 
     /// Opens one connection and closes it: a fast, clear failure when the database is not there.

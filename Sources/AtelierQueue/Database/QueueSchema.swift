@@ -5,7 +5,7 @@ import AtelierDatabase
 /// views, one `.sql` file each in `Sources/AtelierQueue/SQL/`, named after what it defines
 /// (`atelier_claim.sql`), re-applied by ``Migrator`` whenever one changed. To change the claim,
 /// edit its file; to change a table, add the next migration. An application that embeds the queue
-/// migrates with `Migrator(client:logger:lines: [QueueSchema.line] + its own lines)`.
+/// migrates with `Migrator(database:lines: [QueueSchema.line] + its own lines)`.
 public enum QueueSchema {
     /// The queue's line as built into this binary ("queue").
     public static let line = MigrationLine.embedded("queue", files: EmbeddedAssets.files)

@@ -1,3 +1,4 @@
+import AtelierDatabase
 import AtelierQueue
 import Foundation
 import Logging
@@ -59,8 +60,8 @@ public struct JobContext: Sendable {
     }
 
     /// Decodes the payload; a payload that does not fit is a permanent failure naming the problem.
-    /// The worker's connection pool, for handlers that keep data of their own (the vector store).
-    public var database: PostgresClient { queue.client }
+    /// The worker's database (its pool), for handlers that keep data of their own (the vector store).
+    public var database: Database { queue.database }
 
     /// Another job of this job's owner — the one whose output this job continues (an index job
     /// reading the image and caption of the analysis it follows) — or nil when there is no such

@@ -17,7 +17,7 @@ struct SearchBench {
 
     func run() async throws {
         let logger = Logger(label: "atelier.bench.search")
-        let store = VectorStore(client: queue.client, logger: logger)
+        let store = VectorStore(database: queue.database, logger: logger)
         let existing = try await queue.client.query("SELECT count(*)::int FROM indexed_items WHERE owner = 'bench'", logger: logger)
         var have = 0
         for try await n in existing.decode(Int.self) { have = n }

@@ -171,7 +171,7 @@ private func runBenchmark(_ options: DatabaseOptions, connections: Int = 4,
         logger.logLevel = .error
         try await JobQueue.withQueue(url: url, applicationName: "atelier-bench", maxConnections: connections,
                                      fairShare: try settings.fairShare(), logger: logger) { queue in
-            _ = try await Migrator(client: queue.client, logger: queue.logger, lines: SchemaLines.all).migrate()
+            _ = try await Migrator(database: queue.database, lines: SchemaLines.all).migrate()
             try await body(QueueScenarios(queue: queue, url: url))
         }
     } catch let error as BenchError {

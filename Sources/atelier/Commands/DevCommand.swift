@@ -41,8 +41,8 @@ struct DevCommand: AsyncParsableCommand {
             var quiet = logger
             quiet.logLevel = .error
             let token = try await JobQueue.withQueue(url: url, applicationName: "atelier-dev-setup", logger: quiet) { queue in
-                _ = try await Migrator(client: queue.client, logger: queue.logger, lines: SchemaLines.all).migrate()
-                return try await DevToken.ensure(file: tokenFile, tokens: AppTokens(queue: queue))
+                _ = try await Migrator(database: queue.database, lines: SchemaLines.all).migrate()
+                return try await DevToken.ensure(file: tokenFile, tokens: AppTokens(database: queue.database))
             }
 
             let blobs = try settings.blobStore()

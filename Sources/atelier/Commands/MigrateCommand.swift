@@ -32,7 +32,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let status = self.status
         let createBucket = self.createBucket
         try await withQueue(database, logLevel: .info) { queue in
-            let migrator = try Migrator(client: queue.client, logger: queue.logger, lines: SchemaLines.all)
+            let migrator = try Migrator(database: queue.database, lines: SchemaLines.all)
             if status {
                 let applied = try await migrator.appliedMigrations()
                 var table = Table("LINE", "VERSION", "NAME", "STATE")

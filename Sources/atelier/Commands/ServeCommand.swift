@@ -68,7 +68,7 @@ enum APIRunner {
         var quiet = logger
         quiet.logLevel = .error
         try await JobQueue.withQueue(url: url, applicationName: "atelier-api-check", maxConnections: 1, logger: quiet) { queue in
-            try await Migrator.requireCurrent(client: queue.client, logger: queue.logger, lines: SchemaLines.all)
+            try await Migrator.requireCurrent(database: queue.database, lines: SchemaLines.all)
         }
     }
 }

@@ -20,7 +20,7 @@ struct TokensCommand: AsyncParsableCommand {
         func run() async throws {
             let (name, owner, json) = (self.name, self.owner, self.json)
             try await withQueue(database) { queue in
-                let created = try await AppTokens(queue: queue).create(name: name, owner: owner)
+                let created = try await AppTokens(database: queue.database).create(name: name, owner: owner)
                 if json {
                     JSONOutput.print(TokensCommand.object(created.token).merging(["token": created.secret]) { $1 })
                 } else {
@@ -44,7 +44,7 @@ struct TokensCommand: AsyncParsableCommand {
         func run() async throws {
             let (all, json) = (self.all, self.json)
             try await withQueue(database) { queue in
-                let tokens = try await AppTokens(queue: queue).list(includeRevoked: all)
+                let tokens = try await AppTokens(database: queue.database).list(includeRevoked: all)
                 if json {
                     JSONOutput.print(["tokens": tokens.map(TokensCommand.object)])
                     return
@@ -69,7 +69,7 @@ struct TokensCommand: AsyncParsableCommand {
         func run() async throws {
             let (token, json) = (self.token, self.json)
             try await withQueue(database) { queue in
-                let revoked = try await AppTokens(queue: queue).revoke(token)
+                let revoked = try await AppTokens(database: queue.database).revoke(token)
                 if json { JSONOutput.print(TokensCommand.object(revoked)) } else { say("revoked \(revoked.name) (\(revoked.id.uuidString.lowercased()))") }
             }
         }

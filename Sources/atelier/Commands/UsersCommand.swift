@@ -32,7 +32,7 @@ struct UsersCommand: AsyncParsableCommand {
             }
             let (email, role, name, permissions, json) = (self.email, self.role, self.name, self.permissions, self.json)
             try await withQueue(database) { [password] queue in
-                let user = try await UserStore(client: queue.client, logger: queue.logger)
+                let user = try await UserStore(database: queue.database, logger: queue.logger)
                     .create(email: email, name: name, role: role, permissions: permissions, password: password)
                 if json { JSONOutput.print(UsersCommand.object(user)) } else {
                     say("created \(user.email ?? "") (\(user.id.uuidString.lowercased()), role \(user.role)\(user.hasPassword ? "" : ", no password"))")
@@ -49,7 +49,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let json = self.json
             try await withQueue(database) { queue in
-                let users = try await UserStore(client: queue.client, logger: queue.logger).list()
+                let users = try await UserStore(database: queue.database, logger: queue.logger).list()
                 if json {
                     JSONOutput.print(["users": users.map(UsersCommand.object)])
                     return
@@ -77,9 +77,9 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let (email, json) = (self.email, self.json)
             try await withQueue(database) { queue in
-                let users = UserStore(client: queue.client, logger: queue.logger)
+                let users = UserStore(database: queue.database, logger: queue.logger)
                 let user = try await users.disable(email: email)
-                try await RefreshTokens.revokeAll(of: user.id, client: queue.client, logger: queue.logger)
+                try await RefreshTokens.revokeAll(of: user.id, database: queue.database, logger: queue.logger)
                 if json { JSONOutput.print(UsersCommand.object(user)) } else { say("disabled \(user.email ?? "") (\(user.id.uuidString.lowercased()))") }
             }
         }
@@ -110,7 +110,7 @@ struct UsersCommand: AsyncParsableCommand {
             let tokens = try AccessTokens(secret: secret, lifetime: lifetime)
             let email = self.email
             let token = try await withQueue(database) { queue in
-                guard let user = try await UserStore(client: queue.client, logger: queue.logger).find(email: email) else {
+                guard let user = try await UserStore(database: queue.database, logger: queue.logger).find(email: email) else {
                     throw AccountError.notFound("no user with the email '\(email)'")
                 }
                 guard user.disabledAt == nil else { throw AccountError.invalidArgument("'\(email)' is disabled") }

@@ -130,7 +130,7 @@ struct SchemaCheckedService: Service {
     let inner: any Service
 
     func run() async throws {
-        try await wait.retrying("the database schema") { try await Migrator.requireCurrent(client: queue.client, logger: queue.logger, lines: SchemaLines.all) }
+        try await wait.retrying("the database schema") { try await Migrator.requireCurrent(database: queue.database, lines: SchemaLines.all) }
         try await inner.run()
     }
 }

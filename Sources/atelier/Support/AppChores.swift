@@ -7,7 +7,7 @@ import AtelierWorker
 enum AppChores {
     static let all: [MaintenanceChore] = [
         MaintenanceChore(name: "sign-ins") { queue in
-            try await SignInPurge(client: queue.client, logger: queue.logger).run()
+            try await SignInPurge(database: queue.database, logger: queue.logger).run()
         },
     ]
 }
