@@ -7,8 +7,9 @@ import PackageDescription
 let package = Package(
     name: "Atelier",
     platforms: [.macOS(.v15)],
-    // What an embedder may depend on: the queue client, the worker runtime, the HTTP API server,
-    // and the database and blob stores they are built on. Only these targets declare `public`
+    // What an embedder may depend on: the queue client, the worker runtime, and the database and
+    // blob stores they are built on — none of them names an app, a codec or the HTTP server. The
+    // HTTP API with the apps is the `atelier` executable. Only these targets declare `public`
     // (./ops/check-access; their public declarations are listed in docs/public-api.txt).
     products: [
         .executable(name: "atelier", targets: ["atelier"]),
@@ -16,7 +17,6 @@ let package = Package(
         .library(name: "AtelierQueue", targets: ["AtelierQueue"]),
         .library(name: "AtelierWorker", targets: ["AtelierWorker"]),
         .library(name: "AtelierStorage", targets: ["AtelierStorage"]),
-        .library(name: "AtelierAPI", targets: ["AtelierAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),

@@ -45,14 +45,14 @@ open class APITestCase: DatabaseTestCase {
 
     /// Override to offer kinds of the test's own: their contracts in the API's catalog and their
     /// handlers in the worker, beside the built-in ones.
-    open var moreKinds: [(kind: JobKind, handler: any JobHandler)] { [] }
+    open var moreKinds: [TestKind] { [] }
 
     /// Override with false to send requests without the test's token unless one is given (a
     /// client that sends no credential, as on an app listed in `ATELIER_ANONYMOUS_APPS`).
     open var sendsToken: Bool { true }
 
     /// Override to change the server's settings before it starts.
-    open func configure(_ configuration: inout APIConfiguration) {}
+    open func configure(_ configuration: inout ServerSettings) {}
 
     /// Override to reach the database another way from the API (through a ``DatabaseSilencer``),
     /// or with fewer connections; the worker and the test's own statements go direct.
@@ -74,7 +74,9 @@ open class APITestCase: DatabaseTestCase {
         configuration.jwtSecret = String(repeating: "jwt-s3cr3t-", count: 4)
         configuration.accessLog = false
         configuration.version = "test"
-        configure(&configuration)
+        var settings = ServerSettings(api: configuration)
+        configure(&settings)
+        configuration = settings.api
         var logger = Logger(label: "api-test")
         logger.logLevel = .error
         let blobs = try makeBlobStore(directory: configuration.blobDirectory)

@@ -49,8 +49,8 @@ final class AccessTests: APITestCase {
 }
 
 final class RateLimitTests: APITestCase {
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.rateLimitPerMinute = 3
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.rateLimitPerMinute = 3
     }
 
     func testFourthRequestInAMinuteIs429WithRetryAfter() async throws {
@@ -76,8 +76,8 @@ final class RateLimitTests: APITestCase {
 }
 
 final class OpenAccessTests: APITestCase {
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.openAccess = true
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.openAccess = true
     }
 
     func testAnonymousCallersWorkButWrongTokensDoNot() async throws {

@@ -13,8 +13,8 @@ import XCTest
 final class BusyLaneTests: APITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.lanes.probes = ServerLanes.Limits(concurrency: 1, queue: 1)
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.lanes.probes = ServerLanes.Limits(concurrency: 1, queue: 1)
     }
 
     func testAFullProbesLaneRefusesUploadsAtOnceAndNothingElse() async throws {

@@ -13,8 +13,8 @@ import XCTest
 final class CaricatureAnonymousTests: APITestCase {
     override var sendsToken: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.anonymousApps = ["caricature"]
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.anonymousApps = ["caricature"]
     }
 
     func testTheAppsStylizeFlowWithoutACredential() async throws {

@@ -127,8 +127,8 @@ final class DocumentQuotaTests: APITestCase {
     override var embeddingModel: TestEmbeddingModel { TestEmbeddingModel(SearchAPITests.model) }
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.maxActiveJobsPerOwner = 2
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.maxActiveJobsPerOwner = 2
     }
 
     override func setUp() async throws {

@@ -44,8 +44,8 @@ final class EventStreamTests: APITestCase {
 }
 
 final class EventStreamKeepAliveTests: APITestCase {
-    override func configure(_ configuration: inout AtelierAPI.APIConfiguration) {
-        configuration.sseKeepAlive = .seconds(1)
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.sseKeepAlive = .seconds(1)
     }
 
     func testIdleStreamsGetKeepAliveComments() async throws {

@@ -11,9 +11,9 @@ import XCTest
 final class CredentialFloodTests: APITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.unauthenticatedRateLimitPerMinute = 5
-        configuration.rateLimitPerMinute = 1000
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.unauthenticatedRateLimitPerMinute = 5
+        configuration.api.rateLimitPerMinute = 1000
     }
 
     func testRotatingMadeUpTokensRunOutOfTheAddressBudget() async throws {
@@ -83,9 +83,9 @@ final class CredentialFloodTests: APITestCase {
 
 /// Open event streams are capped per owner and per process, and a revoked token's streams end.
 final class StreamLimitTests: APITestCase {
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.maxStreamsPerOwner = 2
-        configuration.maxStreams = 3
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.maxStreamsPerOwner = 2
+        configuration.api.maxStreams = 3
     }
 
     func testStreamsPastTheLimitAre429AndARevokedTokensStreamsEnd() async throws {
@@ -125,9 +125,9 @@ final class StreamLimitTests: APITestCase {
 final class QuotaTests: APITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.maxActiveJobsPerOwner = 2
-        configuration.maxStoredBytesPerOwner = 3 * TestImages.png(width: 64, height: 64).count / 2
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.maxActiveJobsPerOwner = 2
+        configuration.api.maxStoredBytesPerOwner = 3 * TestImages.png(width: 64, height: 64).count / 2
     }
 
     func testActiveJobsAndStoredBytesPerOwner() async throws {
@@ -156,9 +156,9 @@ final class QuotaTests: APITestCase {
 final class ConnectionTests: APITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.httpIdleTimeout = .seconds(1)
-        configuration.maxUploadBytes = 64 * 1024
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.httpIdleTimeout = .seconds(1)
+        configuration.api.maxUploadBytes = 64 * 1024
     }
 
     private var port: Int { Int(baseURL.split(separator: ":").last!)! }

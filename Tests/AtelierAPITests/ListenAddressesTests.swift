@@ -8,8 +8,8 @@ import XCTest
 final class ListenAddressesTests: APITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.listen = [ListenAddress(host: "127.0.0.1", port: 0), ListenAddress(host: "127.0.0.1", port: 0)]
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.listen = [ListenAddress(host: "127.0.0.1", port: 0), ListenAddress(host: "127.0.0.1", port: 0)]
     }
 
     func testTheServerAnswersOnEveryAddress() async throws {

@@ -14,12 +14,12 @@ class ProxiedClientTestCase: APITestCase {
     /// The proxies the server trusts (none in the control).
     var proxies: TrustedProxies? { TrustedProxies.parse("127.0.0.1/32, ::1") }
 
-    override func configure(_ configuration: inout APIConfiguration) {
+    override func configure(_ configuration: inout ServerSettings) {
         super.configure(&configuration)
-        if let proxies { configuration.trustedProxies = proxies }
-        configuration.loginRateLimitPerAddress = 3
-        configuration.loginRateLimitPerEmail = 1000
-        configuration.rateLimitPerMinute = 50
+        if let proxies { configuration.api.trustedProxies = proxies }
+        configuration.api.loginRateLimitPerAddress = 3
+        configuration.api.loginRateLimitPerEmail = 1000
+        configuration.api.rateLimitPerMinute = 50
     }
 
     override func setUp() async throws {

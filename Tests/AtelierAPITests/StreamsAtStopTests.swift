@@ -12,8 +12,8 @@ final class StreamsAtStopTests: APITestCase {
 
     /// No keep-alive comment during the test: a stream left open says nothing, and the raw
     /// connection's read times out instead of being fed.
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.sseKeepAlive = .seconds(3600)
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.sseKeepAlive = .seconds(3600)
     }
 
     func testTheStopEndsAnOpenEventStream() async throws {

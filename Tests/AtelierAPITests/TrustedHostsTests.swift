@@ -52,8 +52,8 @@ final class PublicBaseURLTests: XCTestCase {
 final class TrustedHostsAPITests: APITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.trustedHosts = TrustedHosts.parse("lan-box.local,192.168.1.20:5400")!
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.trustedHosts = TrustedHosts.parse("lan-box.local,192.168.1.20:5400")!
     }
 
     /// `GET path` with exactly `host` as the Host header, over a plain connection.

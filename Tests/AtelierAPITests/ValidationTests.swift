@@ -7,8 +7,8 @@ import XCTest
 
 /// Bad input gets a clear 4xx and changes nothing.
 final class ValidationTests: APITestCase {
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.maxUploadBytes = 64 * 1024
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.maxUploadBytes = 64 * 1024
     }
 
     func testBadRequestsAreRefusedAndStoreNothing() async throws {

@@ -90,8 +90,8 @@ final class VariantRenderingTests: APITestCase {
 final class VariantWithoutWorkerTests: APITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.variantWait = .milliseconds(300)
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.variantWait = .milliseconds(300)
     }
 
     func testTheAPIWaitsForAWorkerAndNeverRendersItself() async throws {

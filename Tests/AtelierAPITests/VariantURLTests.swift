@@ -114,8 +114,8 @@ final class PhotoPlaceholderTests: APITestCase {
 /// The blob store's tier of the cache alone: with no memory for variants, every answer after the
 /// first is read from `jobs/<id>/variants/`, on this process or any other.
 final class VariantStoreTierTests: APITestCase {
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.variantMemoryBytes = 0
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.variantMemoryBytes = 0
     }
 
     func testWithoutMemoryTheStoredVariantAnswers() async throws {
@@ -130,8 +130,8 @@ final class ObjectStoreVariantTests: APITestCase {
         try TestObjectStore.make()
     }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.variantMemoryBytes = 0
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.variantMemoryBytes = 0
     }
 
     func testTheStoredVariantAnswersFromTheBucket() async throws {

@@ -12,10 +12,10 @@ import XCTest
 final class AccountLimitsAPITests: LearnAPITestCase {
     override var requiresModel: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
+    override func configure(_ configuration: inout ServerSettings) {
         super.configure(&configuration)
-        configuration.rateLimitPerMinute = 3
-        configuration.loginRateLimitPerAddress = 4
+        configuration.api.rateLimitPerMinute = 3
+        configuration.api.loginRateLimitPerAddress = 4
     }
 
     struct Login: Codable { let email: String; let password: String }

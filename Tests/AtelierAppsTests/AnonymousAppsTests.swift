@@ -12,8 +12,8 @@ import XCTest
 final class MondrianAnonymousFlowTests: MondrianFlowTestCase {
     override var sendsToken: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.anonymousApps = ["mondrian"]
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.anonymousApps = ["mondrian"]
     }
 
     func testTheAppsFlowWithoutACredential() async throws {
@@ -49,9 +49,9 @@ final class MondrianAnonymousFlowTests: MondrianFlowTestCase {
 final class MondrianTwoPortsAnonymousTests: MondrianFlowTestCase {
     override var sendsToken: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.anonymousApps = ["mondrian"]
-        configuration.listen = [ListenAddress(host: "127.0.0.1", port: 0), ListenAddress(host: "127.0.0.1", port: 0)]
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.anonymousApps = ["mondrian"]
+        configuration.api.listen = [ListenAddress(host: "127.0.0.1", port: 0), ListenAddress(host: "127.0.0.1", port: 0)]
     }
 
     func testTheAppsFlowOnTwoPortsWithoutACredential() async throws {
@@ -66,8 +66,8 @@ final class MondrianTwoPortsAnonymousTests: MondrianFlowTestCase {
 final class CaptionAnonymousAPITests: CaptionAPITestCase {
     override var sendsToken: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.anonymousApps = ["caption"]
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.anonymousApps = ["caption"]
     }
 
     func testTheCaptionRouteServesARequestWithoutAToken() async throws {
@@ -88,9 +88,9 @@ final class AnonymousRateLimitTests: CaptionAPITestCase {
     override var runsWorker: Bool { false }
     override var sendsToken: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.anonymousApps = ["mondrian", "caption"]
-        configuration.anonymousRateLimitPerMinute = 2
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.anonymousApps = ["mondrian", "caption"]
+        configuration.api.anonymousRateLimitPerMinute = 2
     }
 
     func testPastTheLimitAnonymousRequestsAre429InTheAppsShape() async throws {

@@ -28,8 +28,8 @@ final class FleetAuthAPITests: APITestCase {
 
     /// The per-email budget is what these tests count: the passwords lane's deadline, which
     /// follows the machine's pace (scrypt under a busy CI machine), must not answer first.
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.lanes.passwords.maxWait = .seconds(60)
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.lanes.passwords.maxWait = .seconds(60)
     }
 
     func login(_ email: String, _ password: String) async throws -> Reply {

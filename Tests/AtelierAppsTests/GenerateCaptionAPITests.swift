@@ -131,7 +131,7 @@ final class GenerateCaptionAPITests: CaptionAPITestCase {
 
 /// The per-IP limit, set low so the test is quick.
 final class GenerateCaptionRateLimitTests: CaptionAPITestCase {
-    override func configure(_ configuration: inout APIConfiguration) { configuration.captionRateLimitPerMinute = 3 }
+    override func configure(_ configuration: inout ServerSettings) { configuration.api.captionRateLimitPerMinute = 3 }
 
     func testTheFourthRequestInAMinuteIsRATE001() async throws {
         for expected in [2, 1, 0] {
@@ -155,7 +155,7 @@ final class GenerateCaptionRateLimitTests: CaptionAPITestCase {
 /// deletes the image.
 final class GenerateCaptionTimeoutTests: CaptionAPITestCase {
     override var runsWorker: Bool { false }
-    override func configure(_ configuration: inout APIConfiguration) { configuration.captionTimeout = .seconds(1) }
+    override func configure(_ configuration: inout ServerSettings) { configuration.api.captionTimeout = .seconds(1) }
 
     func testAProviderThatNeverAnswersIsAI001() async throws {
         let reply = try await caption(try body(try photo()))

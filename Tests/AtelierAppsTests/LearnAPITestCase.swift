@@ -50,11 +50,11 @@ class LearnAPITestCase: APITestCase {
         try await super.tearDown()
     }
 
-    override func configure(_ configuration: inout APIConfiguration) {
-        configuration.appleAudiences = ["com.example.learn"]
-        configuration.appleKeys = apple.jwksFile.path
+    override func configure(_ configuration: inout ServerSettings) {
+        configuration.api.appleAudiences = ["com.example.learn"]
+        configuration.api.appleKeys = apple.jwksFile.path
         // Retries within the window are answered again; an hour, so no test meets its end.
-        configuration.refreshReuseWindow = .seconds(3600)
+        configuration.api.refreshReuseWindow = .seconds(3600)
     }
 
     /// Signs in a new Apple user; their access token.

@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import AtelierTestSupport
 import AtelierVision
 import Foundation
@@ -20,11 +21,11 @@ final class LearnChatOpenAITests: LearnAPITestCase {
         try await super.setUp()
     }
 
-    override func configure(_ configuration: inout APIConfiguration) {
+    override func configure(_ configuration: inout ServerSettings) {
         super.configure(&configuration)
         var model = ChatCompletionsClient.Configuration(baseURL: Self.chat.baseURL, apiKey: "sk-chat", model: "deepseek-chat")
         model.maxRetries = 0
-        configuration.chatModel = model
+        configuration.api.chatModel = model
     }
 
     func testTheModelAnswersFromTheUsersNotes() async throws {

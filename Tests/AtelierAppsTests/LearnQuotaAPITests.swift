@@ -10,9 +10,9 @@ import XCTest
 final class LearnQuotaAPITests: LearnAPITestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
+    override func configure(_ configuration: inout ServerSettings) {
         super.configure(&configuration)
-        configuration.maxActiveJobsPerOwner = 2
+        configuration.api.maxActiveJobsPerOwner = 2
     }
 
     func testPointsPastTheActiveJobsQuotaAreRefusedAndNotStored() async throws {

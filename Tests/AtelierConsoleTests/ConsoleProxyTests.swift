@@ -1,4 +1,5 @@
 import AtelierAPI
+import AtelierAPITestSupport
 import Foundation
 import XCTest
 
@@ -7,9 +8,9 @@ import XCTest
 final class ConsoleProxyTests: ConsoleTestCase {
     override var runsWorker: Bool { false }
 
-    override func configure(_ configuration: inout APIConfiguration) {
+    override func configure(_ configuration: inout ServerSettings) {
         super.configure(&configuration)
-        configuration.trustedProxies = .parse("127.0.0.1, ::1")!
+        configuration.api.trustedProxies = .parse("127.0.0.1, ::1")!
     }
 
     func testTheCookieIsSecureWhenATrustedProxySaysHTTPS() async throws {

@@ -38,8 +38,8 @@ final class OfferANewKindOverHTTP: APITestCase {
         }
     }
 
-    override var moreKinds: [(kind: JobKind, handler: any JobHandler)] {
-        [(JobKind(GreetingJob()), GreetingHandler())]
+    override var moreKinds: [TestKind] {
+        [TestKind(JobKind(GreetingJob()), GreetingHandler())]
     }
 
     func testTheAPIAcceptsTheKindAndTheWorkerRunsIt() async throws {

@@ -6,38 +6,38 @@ import Foundation
 import PostgresNIO
 
 /// A token as operators see it (never the token itself: only its first characters).
-public struct AppToken: Sendable, Equatable {
-    public var id: UUID
-    public var name: String
-    public var owner: String
-    public var prefix: String
-    public var createdAt: Date
-    public var lastUsedAt: Date?
-    public var revokedAt: Date?
+package struct AppToken: Sendable, Equatable {
+    package var id: UUID
+    package var name: String
+    package var owner: String
+    package var prefix: String
+    package var createdAt: Date
+    package var lastUsedAt: Date?
+    package var revokedAt: Date?
 }
 
 /// A newly created token: the only moment its secret value exists outside the client.
-public struct CreatedToken: Sendable {
-    public var token: AppToken
-    public var secret: String
+package struct CreatedToken: Sendable {
+    package var token: AppToken
+    package var secret: String
 }
 
 /// App tokens in PostgreSQL (`app_tokens`), stored as SHA-256 hashes.
 /// Tokens are 32 random bytes, so a fast hash is enough: there is nothing to brute-force.
-public struct AppTokens: Sendable {
+package struct AppTokens: Sendable {
     let client: PostgresClient
     let logger: Logger
 
     /// The tokens in `database` (the pool the process shares).
-    public init(database: Database, logger: Logger? = nil) {
+    package init(database: Database, logger: Logger? = nil) {
         self.client = database.client
         self.logger = logger ?? database.logger
     }
 
-    public static let secretPrefix = "atl_"
+    package static let secretPrefix = "atl_"
 
     /// Creates a token for `owner` (default: the token's name). Names of live tokens are unique.
-    public func create(name: String, owner: String? = nil) async throws -> CreatedToken {
+    package func create(name: String, owner: String? = nil) async throws -> CreatedToken {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.count <= 100 else { throw QueueError.invalidArgument("token name must be 1–100 characters") }
         let owner = owner ?? name
@@ -63,7 +63,7 @@ public struct AppTokens: Sendable {
     }
 
     /// Every token, newest first; revoked ones only with `includeRevoked`.
-    public func list(includeRevoked: Bool = false) async throws -> [AppToken] {
+    package func list(includeRevoked: Bool = false) async throws -> [AppToken] {
         let rows = try await client.query("""
             SELECT id, name, owner, prefix, created_at, last_used_at, revoked_at FROM app_tokens
              WHERE \(includeRevoked) OR revoked_at IS NULL ORDER BY created_at DESC
@@ -73,7 +73,7 @@ public struct AppTokens: Sendable {
 
     /// Revokes the live token with this id or name. API processes drop it from their caches at
     /// once (the table's trigger notifies `atelier_tokens`).
-    public func revoke(_ idOrName: String) async throws -> AppToken {
+    package func revoke(_ idOrName: String) async throws -> AppToken {
         let id = UUID(uuidString: idOrName)
         let rows = try await client.query("""
             UPDATE app_tokens SET revoked_at = now()
@@ -86,7 +86,7 @@ public struct AppTokens: Sendable {
 
     /// The live token whose secret this is; nil for anything else. Its use is recorded in
     /// `last_used_at` at most once a minute (a read otherwise: busy tokens cost no writes).
-    public func authenticate(_ secret: String) async throws -> AppToken? {
+    package func authenticate(_ secret: String) async throws -> AppToken? {
         guard secret.hasPrefix(Self.secretPrefix), secret.utf8.count < 200 else { return nil }
         let rows = try await client.query("""
             WITH live AS (

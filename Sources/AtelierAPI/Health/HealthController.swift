@@ -12,7 +12,7 @@ import Hummingbird
 ///   a database outage makes every API process unready but restarts none of them.
 ///
 /// Each check has a time limit so a hung dependency cannot hang this.
-/// The route is public and polled by load balancers: the database is asked at most once a
+/// The route is package and polled by load balancers: the database is asked at most once a
 /// second and the blob store (a durable write) at most every 10 s, whatever the request rate.
 struct HealthController: Sendable {
     let notifier: Notifier

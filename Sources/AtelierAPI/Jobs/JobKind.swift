@@ -6,12 +6,12 @@ import Foundation
 /// A job kind the API accepts: its contract (``JobContract``: what a request must carry and the
 /// payload it becomes) and how its jobs are queued. The executable registers the kinds whose
 /// handlers exist; the API never depends on the worker module.
-public struct JobKind: Sendable {
-    public var name: String
+package struct JobKind: Sendable {
+    package var name: String
     package var image: ImageRule
-    public var queue: String
-    public var priority: Int
-    public var maxAttempts: Int
+    package var queue: String
+    package var priority: Int
+    package var maxAttempts: Int
     /// The contract's check: a request's options and stored image → the payload's JSON text.
     let payload: @Sendable (_ options: JSONObject, _ input: BlobInput?) throws -> String
 
@@ -43,31 +43,31 @@ public struct JobKind: Sendable {
 }
 
 /// The kinds this API process accepts, by name.
-public struct JobKindCatalog: Sendable {
+package struct JobKindCatalog: Sendable {
     private var kinds: [String: JobKind] = [:]
 
-    public init(_ kinds: [JobKind] = []) {
+    package init(_ kinds: [JobKind] = []) {
         for kind in kinds { self.kinds[kind.name] = kind }
     }
 
-    public subscript(name: String) -> JobKind? { kinds[name] }
-    public var names: [String] { kinds.keys.sorted() }
+    package subscript(name: String) -> JobKind? { kinds[name] }
+    package var names: [String] { kinds.keys.sorted() }
 
     /// `stylize` (docs/clients.md §3). A request with a `style_id` and no `kind` is one.
-    public static let stylize = JobKind(StylizeJob())
+    package static let stylize = JobKind(StylizeJob())
     /// `caption`: interactive priority, so it overtakes batch work (the caption app waits for it).
-    public static let caption = JobKind(CaptionJob(), priority: Priority.interactive, maxAttempts: 2)
+    package static let caption = JobKind(CaptionJob(), priority: Priority.interactive, maxAttempts: 2)
     /// `upload`: an image kept for later work (Mondrian's `auto_analyze=false`).
-    public static let upload = JobKind(UploadJob(), priority: Priority.interactive, maxAttempts: 3)
+    package static let upload = JobKind(UploadJob(), priority: Priority.interactive, maxAttempts: 3)
     /// `analysis`: the advisors' review of a photo.
-    public static let analysis = JobKind(AnalysisJob(roster: Advisor.all.map(\.id)), maxAttempts: 3)
+    package static let analysis = JobKind(AnalysisJob(roster: Advisor.all.map(\.id)), maxAttempts: 3)
     /// `index`: a text or an image embedded for search.
-    public static let index = JobKind(IndexJob())
+    package static let index = JobKind(IndexJob())
 
     /// The diagnostic kinds every worker runs: `noop`, `sleep {ms}`, `fail {message?, permanent?}`,
     /// `echo` (returns its input image unchanged as the result, proving the blob path end to end)
     /// and `crash {after_ms?}` (SIGKILLs its worker process: a poison pill).
-    public static let diagnostics: [JobKind] = [
+    package static let diagnostics: [JobKind] = [
         JobKind(NoopJob()), JobKind(SleepJob()), JobKind(FailJob(), maxAttempts: 3), JobKind(EchoJob()), JobKind(CrashJob()),
     ]
 }

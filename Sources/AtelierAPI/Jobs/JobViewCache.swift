@@ -20,7 +20,7 @@ final class JobViewCache: Sendable {
         var body: Data
         var etag: String
         var expires: ContinuousClock.Instant
-        /// The public base the body's URLs were built on (``PublicBaseURL``): a request with
+        /// The package base the body's URLs were built on (``PublicBaseURL``): a request with
         /// another base (a trusted `Host`) renders its own.
         var base = ""
     }

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// Applies the ``RateLimiter`` per proven identity — a user, whichever of their access tokens
 /// came (``Principal/limitKey``), or an app token — so it runs after ``AuthMiddleware`` on
-/// authenticated routes; per client address where there is none (public routes, open access).
+/// authenticated routes; per client address where there is none (package routes, open access).
 /// It reports in `X-RateLimit-Limit/Remaining/Reset`; over the limit → 429 with `Retry-After`.
 /// A credential that was only presented, not proven, is never a key: rotating made-up tokens
 /// would otherwise give every request a fresh bucket — and so would a user's fresh token.

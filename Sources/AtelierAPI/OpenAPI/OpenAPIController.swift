@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 
 /// `GET /openapi.yaml`: the API description built into this binary (``OpenAPIDocument``), with
-/// the server URL set to the public base URL for the request and the job kinds this server accepts
+/// the server URL set to the package base URL for the request and the job kinds this server accepts
 /// (``OpenAPIJobKinds``). A test checks it against the routes.
 struct OpenAPIController: Sendable {
     let template: String

@@ -61,7 +61,7 @@ package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     package let remoteAddress: SocketAddress?
     /// Echoed from `X-Request-ID` or generated; set by ``RequestLogMiddleware``.
     package var requestID: String = ""
-    /// Set by ``AuthMiddleware``; nil on public routes.
+    /// Set by ``AuthMiddleware``; nil on package routes.
     package var principal: Principal? {
         didSet { shared.owner.withLock { $0 = principal?.owner } }
     }

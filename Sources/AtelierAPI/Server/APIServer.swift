@@ -20,12 +20,12 @@ import Synchronization
 ///   users with the `admin` role;
 /// - the apps' facades the executable adds (``APIApp``: AtelierApps' caption route and Mondrian's
 ///   root routes), with the same shared parts.
-public final class APIServer: Sendable {
-    public let configuration: APIConfiguration
-    public let queue: JobQueue
+package final class APIServer: Sendable {
+    package let configuration: APIConfiguration
+    package let queue: JobQueue
     package let notifier: Notifier
-    public let blobs: any BlobStore
-    public let signer: URLSigner
+    package let blobs: any BlobStore
+    package let signer: URLSigner
     /// Where clients download results: pre-signed on the object store (s3), or `/results/…` here.
     package let links: DownloadLinks
     package let metrics: APIMetrics
@@ -60,7 +60,7 @@ public final class APIServer: Sendable {
     /// `configuration.jwtSecret` is set, results from `blobs` (a local directory by default).
     /// Search needs the embedding model, which only the `atelier` executable wires in: here it
     /// answers 503.
-    public convenience init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
+    package convenience init(configuration: APIConfiguration, queue: JobQueue, kinds: JobKindCatalog,
                             blobs: (any BlobStore)? = nil, logger: Logger) throws {
         try self.init(configuration: configuration, queue: queue, kinds: kinds, blobs: blobs, encoder: nil, logger: logger, apps: [])
     }
@@ -177,7 +177,7 @@ public final class APIServer: Sendable {
     /// services once, and one more application per further address — the same responder, no
     /// services of its own — runs among them, listed last so it stops first. `onServerRunning` is
     /// called for the first address; ``boundPort(_:)`` tells where each one listens.
-    public func makeApplication(
+    package func makeApplication(
         services: [any Service] = [],
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
@@ -252,7 +252,7 @@ public final class APIServer: Sendable {
 
     /// Warns loudly when open access or anonymous apps are on: anyone who can reach the port can
     /// use the API, or those apps' routes.
-    public func announce() {
+    package func announce() {
         let listening = configuration.listen.map(\.description).joined(separator: ", ")
         if !configuration.anonymousApps.isEmpty {
             let apps = configuration.anonymousApps.sorted()

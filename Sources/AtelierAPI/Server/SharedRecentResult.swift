@@ -1,4 +1,4 @@
-/// A costly answer that public or frequent routes share: computed at most once per `maxAge`,
+/// A costly answer that package or frequent routes share: computed at most once per `maxAge`,
 /// and callers that arrive while it is being computed wait for that one computation instead of
 /// starting their own. Failures are shared the same way, so a down dependency is asked once per
 /// `maxAge`, not once per request. (`/metrics`' job counts, `/health`'s probes.)

@@ -6,27 +6,27 @@ import Foundation
 /// A `Host` is used only when it is well formed — a host name, an IPv4 address or a bracketed
 /// IPv6 address, then at most a port: no user info, path, query, spaces, nor more than 261
 /// characters — and listed; then only its lower-cased form is ever written into an answer.
-public struct TrustedHosts: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable, CustomStringConvertible {
-        public var host: String
-        public var port: Int?
+package struct TrustedHosts: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable, CustomStringConvertible {
+        package var host: String
+        package var port: Int?
 
-        public var description: String {
+        package var description: String {
             let shown = host.contains(":") ? "[\(host)]" : host
             return port.map { "\(shown):\($0)" } ?? shown
         }
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
-    public init(_ entries: [Entry] = []) {
+    package init(_ entries: [Entry] = []) {
         self.entries = entries
     }
 
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
 
     /// Parses the comma-separated setting; nil when an entry is not `host[:port]`.
-    public static func parse(_ text: String) -> TrustedHosts? {
+    package static func parse(_ text: String) -> TrustedHosts? {
         var entries: [Entry] = []
         for item in text.split(separator: ",") {
             let trimmed = item.trimmingCharacters(in: .whitespaces)
@@ -39,7 +39,7 @@ public struct TrustedHosts: Sendable, Equatable {
 
     /// `authority` (a request's `Host`) as it may be written into an answer, lower-cased, when it
     /// is well formed and listed; nil otherwise.
-    public func match(_ authority: String?) -> String? {
+    package func match(_ authority: String?) -> String? {
         guard !entries.isEmpty, let authority, let (host, port) = Self.authority(authority) else { return nil }
         guard entries.contains(where: { $0.host == host && ($0.port == nil || $0.port == port) }) else { return nil }
         return Entry(host: host, port: port).description

@@ -15,29 +15,29 @@ import HTTPTypes
 ///
 /// A connection from anyone else is its own client, whatever it sends. Empty (the default):
 /// no request is believed.
-public struct TrustedProxies: Sendable, Equatable {
+package struct TrustedProxies: Sendable, Equatable {
     /// Which header the proxies write the client's address into. A proxy that writes one passes
     /// the other through as the client sent it, so only the one chosen is read.
-    public enum Header: String, Sendable, CaseIterable {
+    package enum Header: String, Sendable, CaseIterable {
         case xForwardedFor = "x-forwarded-for"
         case forwarded
     }
 
     package var ranges: [IPAddressRange]
-    public var header: Header
+    package var header: Header
 
     package init(_ ranges: [IPAddressRange] = [], header: Header = .xForwardedFor) {
         self.ranges = ranges
         self.header = header
     }
 
-    public var isEmpty: Bool { ranges.isEmpty }
+    package var isEmpty: Bool { ranges.isEmpty }
 
     /// At most this many hops are walked from the right: a longer chain ends at the last one.
     static let maxHops = 32
 
     /// Parses the comma-separated setting; nil when an entry is not an address or CIDR range.
-    public static func parse(_ text: String, header: Header = .xForwardedFor) -> TrustedProxies? {
+    package static func parse(_ text: String, header: Header = .xForwardedFor) -> TrustedProxies? {
         var ranges: [IPAddressRange] = []
         for item in text.split(separator: ",") where !item.allSatisfy(\.isWhitespace) {
             guard let range = IPAddressRange(item) else { return nil }
@@ -87,7 +87,7 @@ public struct TrustedProxies: Sendable, Equatable {
 
     /// Whether the client reached a trusted proxy over https: the connection comes from a listed
     /// address and its last `X-Forwarded-Proto` says `https`.
-    public func saysHTTPS(peer: String, forwardedProto: String?) -> Bool {
+    package func saysHTTPS(peer: String, forwardedProto: String?) -> Bool {
         guard let address = IPAddress(peer.hasPrefix("[") && peer.hasSuffix("]") ? String(peer.dropFirst().dropLast()) : peer),
               trusts(address), let forwardedProto else { return false }
         // A chain of proxies appends: the last value is what the nearest one saw.
