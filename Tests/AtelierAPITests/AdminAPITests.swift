@@ -61,7 +61,7 @@ final class AdminAPITests: APITestCase {
         XCTAssertEqual(list.status, 200, list.text)
         let limits = try XCTUnwrap(try list.json()["limits"] as? [[String: Any]])
         XCTAssertEqual(limits.map { $0["kind"] as? String }, ["noop"])
-        let stored = try await db.queue.kindLimits()
+        let stored = try await db.queue.limits.list()
         XCTAssertEqual(stored.first?.rate?.description, "50/s")
 
         for (body, field) in [(#"{"kind": "nope", "concurrency": 1}"#, "kind"), (#"{"kind": "noop", "concurrency": 0}"#, "concurrency"),
@@ -71,13 +71,13 @@ final class AdminAPITests: APITestCase {
             try assertError(refused, status: 400, name: "ValidationError")
             XCTAssertEqual((try refused.json()["details"] as? [String: String])?["field"], field, body)
         }
-        let unchanged = try await db.queue.kindLimits()
+        let unchanged = try await db.queue.limits.list()
         XCTAssertEqual(unchanged.first?.concurrency, 4, "refusals changed nothing")
 
         let cleared = try await put(#"{"kind": "noop"}"#)
         XCTAssertEqual(cleared.status, 200, cleared.text)
         XCTAssertNil(try cleared.json()["concurrency"])
-        let left = try await db.queue.kindLimits()
+        let left = try await db.queue.limits.list()
         XCTAssertEqual(left.count, 0)
 
         let driver = try await accessToken(role: "driver", email: "driver@example.com")

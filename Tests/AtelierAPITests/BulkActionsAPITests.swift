@@ -93,7 +93,7 @@ final class BulkActionsAPITests: APITestCase {
         try assertError(try await request(.GET, "/v1/admin/bulk-actions/99", token: .some(nil), headers: auth), status: 404, name: "NotFoundError")
         let appToken = try await request(.POST, "/v1/admin/jobs/cancel", body: Data(#"{"where": {}}"#.utf8), contentType: "application/json")
         try assertError(appToken, status: 401, name: "AuthenticationError")
-        let actions = try await db.queue.bulkActions()
+        let actions = try await db.queue.bulkActions.list()
         XCTAssertEqual(actions.count, 0)
         let queued = try await db.queue.countJobs(in: [.queued])
         XCTAssertEqual(queued, 1)

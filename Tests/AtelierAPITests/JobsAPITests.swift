@@ -142,7 +142,7 @@ final class JobsAPITests: APITestCase {
         _ = try await waitForCompletion(id)
         let folder = blobRoot.appendingPathComponent("blobs/jobs/\(id)")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["input.png", "result.png"])
-        let purged = try await queue.purgeFinished(olderThan: .zero)
+        let purged = try await queue.maintenance.purgeFinished(olderThan: .zero)
         XCTAssertEqual(purged.map { $0.uuidString.lowercased() }, [id])
         await JobPurger.removeBlobs(of: purged, from: server.blobs, logger: Logger(label: "test"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path))

@@ -192,9 +192,9 @@ final class CLITests: DatabaseTestCase {
             let refused = try await AtelierProcess.run(["limits", "set", "sleep"] + bad, database: db.url)
             XCTAssertEqual(refused.status, 64, "\(bad)\n\(refused.output)")
         }
-        try await XCTAssertEqualAsync(try await db.queue.kindLimits().first?.concurrency, 4, "refusals changed nothing")
+        try await XCTAssertEqualAsync(try await db.queue.limits.list().first?.concurrency, 4, "refusals changed nothing")
         try await XCTAssertEqualAsync(try await atelier("limits", "clear", "sleep").status, 0)
-        try await XCTAssertEqualAsync(try await db.queue.kindLimits().count, 0)
+        try await XCTAssertEqualAsync(try await db.queue.limits.list().count, 0)
         let list = try await atelier("limits", "list", "--json")
         XCTAssertEqual((try json(list.output) as? [Any])?.count, 0, list.output)
     }
@@ -236,9 +236,9 @@ final class CLITests: DatabaseTestCase {
         let table = try await atelier("schedules", "list")
         XCTAssertTrue(table.output.contains("nightly") && table.output.contains("30 2 * * *") && table.output.contains("active"), table.output)
         try await XCTAssertEqualAsync(try await atelier("schedules", "pause", "nightly").status, 0)
-        try await XCTAssertEqualAsync(try await db.queue.schedule(named: "nightly").paused, true)
+        try await XCTAssertEqualAsync(try await db.queue.schedules.find(named: "nightly").paused, true)
         try await XCTAssertEqualAsync(try await atelier("schedules", "resume", "nightly").status, 0)
-        try await XCTAssertEqualAsync(try await db.queue.schedule(named: "nightly").paused, false)
+        try await XCTAssertEqualAsync(try await db.queue.schedules.find(named: "nightly").paused, false)
         try await XCTAssertEqualAsync(try await atelier("schedules", "remove", "nightly").status, 0)
         let gone = try await atelier("schedules", "remove", "nightly")
         XCTAssertEqual(gone.status, 3, gone.output)

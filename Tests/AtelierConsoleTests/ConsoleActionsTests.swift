@@ -105,7 +105,7 @@ final class ConsoleActionsTests: ConsoleTestCase {
         let saved = try await post("/admin/limits", cookie: cookie, form: [
             ("csrf", csrf), ("kind", "noop"), ("concurrency", "3"), ("per_owner_concurrency", ""), ("rate", "10/m"), ("timeout_s", "45")])
         XCTAssertEqual(saved.location, "/admin/queues")
-        let limits = try await db.queue.kindLimits()
+        let limits = try await db.queue.limits.list()
         XCTAssertEqual(limits.map(\.concurrency), [3])
         XCTAssertEqual(limits.first?.rate?.description, "10/m")
         XCTAssertEqual(limits.first?.timeout, .seconds(45))
@@ -116,12 +116,12 @@ final class ConsoleActionsTests: ConsoleTestCase {
 
         let refused = try await post("/admin/limits", cookie: cookie, form: [("csrf", csrf), ("kind", "noop"), ("concurrency", "many")])
         XCTAssertEqual(refused.status, 400)
-        try await XCTAssertEqualAsync(try await db.queue.kindLimits().map(\.concurrency), [3], "a refused form changes nothing")
+        try await XCTAssertEqualAsync(try await db.queue.limits.list().map(\.concurrency), [3], "a refused form changes nothing")
         let forged = try await post("/admin/limits/noop/clear", cookie: cookie, form: [("csrf", "forged")])
         XCTAssertEqual(forged.status, 403)
         let cleared = try await post("/admin/limits/noop/clear", cookie: cookie, form: [("csrf", csrf)])
         XCTAssertEqual(cleared.status, 303)
-        try await XCTAssertEqualAsync(try await db.queue.kindLimits().count, 0)
+        try await XCTAssertEqualAsync(try await db.queue.limits.list().count, 0)
         let log = try await db.queue.auditLog(target: "kind:noop")
         XCTAssertEqual(log.map(\.action), ["clear limits", "set limits"])
     }
@@ -133,11 +133,11 @@ final class ConsoleActionsTests: ConsoleTestCase {
         XCTAssertTrue(empty.text.contains("No schedule"), empty.text)
 
         let start = Date(timeIntervalSince1970: 1_740_823_380)  // 2025-03-01 10:03 UTC
-        try await db.queue.addSchedule(NewSchedule(name: "five", cron: "*/5 * * * *", kind: "noop"), actor: "test", now: start)
-        try await db.queue.addSchedule(NewSchedule(name: "held", cron: "@daily", kind: "noop"), actor: "test", now: start)
-        try await db.queue.pauseSchedule(named: "held", actor: "test")
-        let due = try await db.queue.dueScheduleTicks(now: start.addingTimeInterval(120))
-        let id = try await db.queue.enqueueScheduleTick(try XCTUnwrap(due.first))
+        try await db.queue.schedules.add(NewSchedule(name: "five", cron: "*/5 * * * *", kind: "noop"), actor: "test", now: start)
+        try await db.queue.schedules.add(NewSchedule(name: "held", cron: "@daily", kind: "noop"), actor: "test", now: start)
+        try await db.queue.schedules.pause(named: "held", actor: "test")
+        let due = try await db.queue.schedules.dueTicks(now: start.addingTimeInterval(120))
+        let id = try await db.queue.schedules.enqueueTick(try XCTUnwrap(due.first))
         let page = try await get("/admin/queues", cookie: cookie)
         let row = try XCTUnwrap(page.text.range(of: "<tr id=\"schedule-five\">").map {
             String(page.text[$0.lowerBound...].prefix(while: { $0 != "\n" })).components(separatedBy: "</tr>")[0]

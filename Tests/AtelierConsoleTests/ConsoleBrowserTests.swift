@@ -15,7 +15,7 @@ final class ConsoleBrowserTests: ConsoleTestCase {
         let password = "a password long enough"
         try await makeUser(email: "ops@example.com", password: password, role: "admin")
         try await makeUser(email: "driver@example.com", password: password, role: "driver")
-        try await db.queue.addSchedule(NewSchedule(name: "nightly", cron: "30 2 * * *", kind: "noop"), actor: "test")
+        try await db.queue.schedules.add(NewSchedule(name: "nightly", cron: "30 2 * * *", kind: "noop"), actor: "test")
         let (status, text) = try await runBrowserScript("console_flow.py", [baseURL, "ops@example.com", "driver@example.com", password, token])
         XCTAssertEqual(status, 0, text)
         for step in ["a user without the admin role is refused", "appears in the open job list, live",

@@ -32,14 +32,14 @@ final class ConsoleBulkActionsTests: ConsoleTestCase {
 
         let forged = try await post("/admin/bulk/retry", cookie: cookie, form: [("csrf", String(csrf.reversed()))] + form)
         XCTAssertEqual(forged.status, 403)
-        try await XCTAssertEqualAsync(try await db.queue.bulkActions().count, 0)
+        try await XCTAssertEqualAsync(try await db.queue.bulkActions.list().count, 0)
 
         let started = try await post("/admin/bulk/retry", cookie: cookie, form: [("csrf", csrf)] + form)
         XCTAssertEqual(started.status, 303)
         let location = try XCTUnwrap(started.location)
         XCTAssertTrue(location.hasPrefix("/admin/bulk-actions/"), location)
         let id = try XCTUnwrap(Int64(location.split(separator: "/").last.map(String.init) ?? ""))
-        try await db.eventually("the bulk retry to end") { try await self.db.queue.bulkAction(id: id).state == .done }
+        try await db.eventually("the bulk retry to end") { try await self.db.queue.bulkActions.find(id: id).state == .done }
         try await XCTAssertEqualAsync(try await db.queue.jobs(ids: failed).filter { $0.state == .queued }.count, 4)
         try await XCTAssertEqualAsync(try await db.queue.job(id: other).state, .failed, "another queue's job is left alone")
 

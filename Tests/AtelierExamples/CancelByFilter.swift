@@ -12,7 +12,7 @@ final class CancelByFilter: DatabaseTestCase {
         let alices = try await queue.enqueue((0..<25).map { _ in NewJob(kind: "render", owner: "alice") }).map(\.id)
         let bobs = try await queue.enqueue((0..<5).map { _ in NewJob(kind: "render", owner: "bob") }).map(\.id)
 
-        let action = try await queue.beginBulk(.cancel, try JobCriteria(terms: ["owner=alice", "state=queued"]),
+        let action = try await queue.bulkActions.begin(.cancel, try JobCriteria(terms: ["owner=alice", "state=queued"]),
                                                actor: "ops@example.com", batchSize: 10)
         XCTAssertEqual(action.matched, 25)
         let ended = try await BulkActionRunner(queue: queue, logger: queue.logger) { _ in }.run(action.id)

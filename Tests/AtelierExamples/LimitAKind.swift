@@ -8,7 +8,7 @@ import XCTest
 /// same with `atelier limits set caption --concurrency 2` or `PUT /v1/admin/limits`.
 final class LimitAKind: DatabaseTestCase {
     func testAtMostTwoCaptionsRunAtOnce() async throws {
-        try await queue.setKindLimits(KindLimitsChange(kind: "caption", concurrency: .set(2)), actor: "example")
+        try await queue.limits.set(KindLimitsChange(kind: "caption", concurrency: .set(2)), actor: "example")
         _ = try await queue.enqueue((0..<5).map { _ in NewJob(kind: "caption") })
 
         let first = try await queue.claim(worker: "w1", queues: ["default"], kinds: ["caption"], limit: 10, lease: .seconds(30))

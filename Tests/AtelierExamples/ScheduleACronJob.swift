@@ -10,16 +10,16 @@ import XCTest
 final class ScheduleACronJob: DatabaseTestCase {
     func testEachTickMakesOneJob() async throws {
         let start = try XCTUnwrap(ISO8601DateFormatter().date(from: "2026-11-29T02:58:00Z"))
-        _ = try await queue.addSchedule(NewSchedule(name: "nightly-report", cron: "0 3 * * *", kind: "report"),
+        _ = try await queue.schedules.add(NewSchedule(name: "nightly-report", cron: "0 3 * * *", kind: "report"),
                                         actor: "example", now: start)
-        try await XCTAssertEqualAsync(try await queue.dueScheduleTicks(now: start).count, 0, "3:00 has not come")
+        try await XCTAssertEqualAsync(try await queue.schedules.dueTicks(now: start).count, 0, "3:00 has not come")
 
         let afterThree = start.addingTimeInterval(5 * 60)
-        let due = try await queue.dueScheduleTicks(now: afterThree)
+        let due = try await queue.schedules.dueTicks(now: afterThree)
         XCTAssertEqual(due.map(\.name), ["nightly-report"])
-        let job = try await queue.enqueueScheduleTick(due[0])
+        let job = try await queue.schedules.enqueueTick(due[0])
         XCTAssertNotNil(job)
-        let twice = try await queue.enqueueScheduleTick(due[0])
+        let twice = try await queue.schedules.enqueueTick(due[0])
         XCTAssertNil(twice, "a tick's job is made once, whoever enqueues it again")
         let made = try await queue.job(id: try XCTUnwrap(job))
         XCTAssertEqual(made.kind, "report")

@@ -8,7 +8,7 @@ import XCTest
 /// enqueued after the change.
 final class WeighAnOwner: DatabaseTestCase {
     func testAnOwnerOfWeightTwoIsServedTwiceAsOften() async throws {
-        try await queue.setOwnerWeight(owner: "studio", weight: 2, actor: "example")
+        try await queue.ownerWeights.set(owner: "studio", weight: 2, actor: "example")
         _ = try await queue.enqueue((0..<30).map { _ in NewJob(kind: "k", owner: "studio") })
         _ = try await queue.enqueue((0..<30).map { _ in NewJob(kind: "k", owner: "hobbyist") })
 

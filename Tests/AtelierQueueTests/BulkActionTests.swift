@@ -42,7 +42,7 @@ final class BulkActionTests: DatabaseTestCase {
         let others = try await enqueue(3, kind: "index")
         let running = try await queue.claim(worker: "w1", queues: ["default"], kinds: ["caption"], limit: 2, lease: lease)
         XCTAssertEqual(running.count, 2)
-        let action = try await queue.beginBulk(.cancel, try criteria("kind=caption"), actor: "ops", batchSize: 2)
+        let action = try await queue.bulkActions.begin(.cancel, try criteria("kind=caption"), actor: "ops", batchSize: 2)
         XCTAssertEqual(action.matched, 5)
         let ended = try await runner().run(action.id)
         XCTAssertEqual(ended.state, .done)
@@ -62,21 +62,21 @@ final class BulkActionTests: DatabaseTestCase {
     func testADryRunCountsAndChangesNothing() async throws {
         let ids = try await enqueue(4, kind: "caption")
         try await fail(Array(ids.prefix(3)))
-        let preview = try await queue.preview(.retry, try criteria("kind=caption", "error=PROVIDER"))
+        let preview = try await queue.bulkActions.preview(.retry, try criteria("kind=caption", "error=PROVIDER"))
         XCTAssertEqual(preview.count, 3)
         XCTAssertEqual(Set(preview.sample.map(\.id)), Set(ids.prefix(3)))
-        let cancellable = try await queue.preview(.cancel, try criteria("kind=caption")).count
+        let cancellable = try await queue.bulkActions.preview(.cancel, try criteria("kind=caption")).count
         XCTAssertEqual(cancellable, 1, "only the queued one can be cancelled")
-        let purgeable = try await queue.preview(.purge, JobCriteria()).count
+        let purgeable = try await queue.bulkActions.preview(.purge, JobCriteria()).count
         XCTAssertEqual(purgeable, 3)
         try await XCTAssertEqualAsync(try await states(ids).filter { $0 == "failed" }.count, 3)
-        try await XCTAssertEqualAsync(try await queue.bulkActions().count, 0)
+        try await XCTAssertEqualAsync(try await queue.bulkActions.list().count, 0)
     }
 
     func testRetryQueuesFailedJobsAgainOnceAndOnlyThoseThatFailedBeforeItBegan() async throws {
         let failed = try await enqueue(6)
         try await fail(failed)
-        let action = try await queue.beginBulk(.retry, try criteria("state=failed"), actor: "ops", batchSize: 4)
+        let action = try await queue.bulkActions.begin(.retry, try criteria("state=failed"), actor: "ops", batchSize: 4)
         let later = try await enqueue(1)
         try await fail(later)   // created after the action began: out of its scope
         let ended = try await runner().run(action.id)
@@ -96,7 +96,7 @@ final class BulkActionTests: DatabaseTestCase {
         try await fail(finished)
         let queued = try await enqueue(2)
         let removed = Removed()
-        let action = try await queue.beginBulk(.purge, JobCriteria(), actor: "ops")
+        let action = try await queue.bulkActions.begin(.purge, JobCriteria(), actor: "ops")
         let ended = try await runner(purged: { await removed.add($0) }).run(action.id)
         XCTAssertEqual(ended.acted, 3)
         try await XCTAssertEqualAsync(try await queue.jobs(ids: finished).count, 0)
@@ -110,18 +110,18 @@ final class BulkActionTests: DatabaseTestCase {
     func testABatchThatFailsHalfWayIsFinishedExactlyOnceByARerun() async throws {
         let ids = try await enqueue(25)
         try await fail(ids)
-        let action = try await queue.beginBulk(.retry, try criteria("state=failed"), actor: "ops", batchSize: 10)
-        let first = try await queue.bulkStep(action.id)
+        let action = try await queue.bulkActions.begin(.retry, try criteria("state=failed"), actor: "ops", batchSize: 10)
+        let first = try await queue.bulkActions.step(action.id)
         XCTAssertEqual(first.acted, 10)
         try await db.execute("""
             CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$
             """)
         try await db.execute("CREATE TRIGGER test_refuse BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION test_refuse()")
         do {
-            _ = try await queue.bulkStep(action.id)
+            _ = try await queue.bulkActions.step(action.id)
             XCTFail("the second batch should have failed")
         } catch {}
-        let halfway = try await queue.bulkAction(id: action.id)
+        let halfway = try await queue.bulkActions.find(id: action.id)
         XCTAssertEqual(halfway.acted, 10, "the failed batch left no count behind")
         try await XCTAssertEqualAsync(try await states(ids).filter { $0 == "queued" }.count, 10)
         try await db.execute("DROP TRIGGER test_refuse ON jobs")
@@ -137,33 +137,33 @@ final class BulkActionTests: DatabaseTestCase {
 
     func testTwoRunnersOfOneActionActOnEachJobOnce() async throws {
         let ids = try await enqueue(40)
-        let action = try await queue.beginBulk(.cancel, JobCriteria(), actor: "ops", batchSize: 3)
+        let action = try await queue.bulkActions.begin(.cancel, JobCriteria(), actor: "ops", batchSize: 3)
         let (one, two) = (runner(), runner())
         let id = action.id
         async let a = one.run(id)
         async let b = two.run(id)
         _ = try await (a, b)
-        let ended = try await queue.bulkAction(id: action.id)
+        let ended = try await queue.bulkActions.find(id: action.id)
         XCTAssertEqual(ended.acted, 40)
         try await XCTAssertEqualAsync(try await events("cancelled", of: ids), 40)
     }
 
     func testAStoppedActionTakesNoMoreBatchesUntilResumed() async throws {
         let ids = try await enqueue(20)
-        let action = try await queue.beginBulk(.cancel, JobCriteria(), actor: "ops", batchSize: 5)
-        _ = try await queue.bulkStep(action.id)
-        let stopped = try await queue.stopBulk(id: action.id, actor: "ops")
+        let action = try await queue.bulkActions.begin(.cancel, JobCriteria(), actor: "ops", batchSize: 5)
+        _ = try await queue.bulkActions.step(action.id)
+        let stopped = try await queue.bulkActions.stop(id: action.id, actor: "ops")
         XCTAssertEqual(stopped.state, .stopped)
         let ended = try await runner().run(action.id)
         XCTAssertEqual(ended.state, .stopped)
         XCTAssertEqual(ended.acted, 5)
         try await XCTAssertEqualAsync(try await states(ids).filter { $0 == "queued" }.count, 15)
-        try await queue.resumeBulk(id: action.id, actor: "ops")
+        try await queue.bulkActions.resume(id: action.id, actor: "ops")
         let done = try await runner().run(action.id)
         XCTAssertEqual(done.state, .done)
         XCTAssertEqual(done.acted, 20)
         do {
-            try await queue.stopBulk(id: action.id, actor: "ops")
+            try await queue.bulkActions.stop(id: action.id, actor: "ops")
             XCTFail("a finished action cannot be stopped")
         } catch QueueError.conflict {}
         let audit = try await queue.auditLog(target: "bulk:\(action.id)").map(\.action)
@@ -175,7 +175,7 @@ final class BulkActionTests: DatabaseTestCase {
     func testARowHeldByAnotherTransactionIsActedOnInTheSecondPass() async throws {
         let ids = try await enqueue(6)
         let held = ids[2]
-        let action = try await queue.beginBulk(.cancel, JobCriteria(), actor: "ops", batchSize: 100)
+        let action = try await queue.bulkActions.begin(.cancel, JobCriteria(), actor: "ops", batchSize: 100)
         let locked = AsyncStream.makeStream(of: Void.self)
         let release = AsyncStream.makeStream(of: Void.self)
         let (client, logger) = (queue.client, queue.logger)
@@ -187,7 +187,7 @@ final class BulkActionTests: DatabaseTestCase {
             }
         }
         for await _ in locked.stream { break }
-        let first = try await queue.bulkStep(action.id)
+        let first = try await queue.bulkActions.step(action.id)
         XCTAssertEqual(first.acted, 5, "pass 1 skips the held row")
         try await XCTAssertEqualAsync(try await queue.job(id: held).state, .queued)
         release.continuation.yield()
@@ -201,7 +201,7 @@ final class BulkActionTests: DatabaseTestCase {
         let a = try await enqueue(3, kind: "caption", queue: "q1", owner: "alice")
         let b = try await enqueue(3, kind: "caption", queue: "q2", owner: "alice")
         let c = try await enqueue(3, kind: "caption", queue: "q1", owner: "bob")
-        let action = try await queue.beginBulk(.cancel, try criteria("queue=q1", "owner=alice"), actor: "ops")
+        let action = try await queue.bulkActions.begin(.cancel, try criteria("queue=q1", "owner=alice"), actor: "ops")
         try await runner().run(action.id)
         try await XCTAssertEqualAsync(try await states(a), ["cancelled", "cancelled", "cancelled"])
         try await XCTAssertEqualAsync(try await states(b), ["queued", "queued", "queued"])

@@ -59,14 +59,14 @@ final class CompleteAndClaimTests: DatabaseTestCase {
     /// landed counts as idle, so it may take a job marked to run alone.
     func testTheClaimSeesWhatTheCompletionFreed() async throws {
         _ = try await enqueue(5)
-        try await queue.setKindLimits(.replacing(with: KindLimits(kind: "k", concurrency: 2)), actor: "test")
+        try await queue.limits.set(.replacing(with: KindLimits(kind: "k", concurrency: 2)), actor: "test")
         let held = try await queue.claim(request(5))
         XCTAssertEqual(held.count, 2)
         let (_, next) = try await queue.complete(succeeded([held[0]]), thenClaim: request(5))
         XCTAssertEqual(next.count, 1, "one slot was freed, in the same call")
         try await XCTAssertEqualAsync(try await count("running"), 2)
 
-        try await queue.clearKindLimits(kind: "k", actor: "test")
+        try await queue.limits.clear(kind: "k", actor: "test")
         let alone = try await enqueue(1, kind: "lone").first!
         try await db.execute("UPDATE jobs SET run_alone = true WHERE id = \(alone)")
         let (_, none) = try await queue.complete(succeeded([held[1]]), thenClaim: request(5, kinds: ["lone"]))

@@ -97,18 +97,18 @@ final class FairShareTests: DatabaseTestCase {
     /// Weights (migration 0021): an owner of weight 2 is served two jobs for each one of an
     /// owner of weight 1 while both have jobs queued; an owner with no weight weighs 1.
     func testAnOwnersWeightIsItsShare() async throws {
-        try await queue.setOwnerWeight(owner: "a", weight: 2, actor: "test")
+        try await queue.ownerWeights.set(owner: "a", weight: 2, actor: "test")
         _ = try await enqueue(300, owner: "a")
         _ = try await enqueue(300, owner: "b")
         let got = try await claim(90)
         XCTAssertEqual(owners(got), ["a": 60, "b": 30])
-        try await XCTAssertEqualAsync(try await queue.clearOwnerWeight(owner: "a", actor: "test"), true)
+        try await XCTAssertEqualAsync(try await queue.ownerWeights.clear(owner: "a", actor: "test"), true)
         _ = try await enqueue(10, owner: "c")
-        try await XCTAssertEqualAsync(try await queue.ownerWeights(), [])
+        try await XCTAssertEqualAsync(try await queue.ownerWeights.list(), [])
         let log = try await queue.auditLog(target: "owner:a")
         XCTAssertEqual(log.map(\.action), ["clear weight", "set weight"])
         do {
-            try await queue.setOwnerWeight(owner: "a", weight: 0, actor: "test")
+            try await queue.ownerWeights.set(owner: "a", weight: 0, actor: "test")
             XCTFail("a weight of 0 would starve the owner")
         } catch QueueError.invalidArgument {}
     }

@@ -21,7 +21,7 @@ final class JobCountTests: DatabaseTestCase {
     /// The counts equal `count(*)` before a fold and after it, and `stats()` reports them.
     private func assertExact(_ message: String, file: StaticString = #filePath, line: UInt = #line) async throws {
         try await XCTAssertEqualAsync(try await db.scalar(Self.mismatches, as: Int.self), 0, "before the fold: \(message)", file: file, line: line)
-        try await queue.foldJobCounts()
+        try await queue.maintenance.foldJobCounts()
         try await XCTAssertEqualAsync(try await db.scalar(Self.mismatches, as: Int.self), 0, "after the fold: \(message)", file: file, line: line)
         try await XCTAssertEqualAsync(try await db.scalar("SELECT count(*)::int FROM job_count_deltas", as: Int.self), 0,
                                       "the fold took every committed delta: \(message)", file: file, line: line)
@@ -70,11 +70,11 @@ final class JobCountTests: DatabaseTestCase {
 
         try await queue.delete(finishedJob: claimed[0].id)
         try await db.execute("UPDATE jobs SET finished_at = now() - interval '8 days' WHERE id = \(claimed[3].id)")
-        try await XCTAssertEqualAsync(try await queue.purgeFinished(olderThan: .seconds(7 * 86400)), [claimed[3].id])
+        try await XCTAssertEqualAsync(try await queue.maintenance.purgeFinished(olderThan: .seconds(7 * 86400)), [claimed[3].id])
         try await assertExact("deleted one finished job, purged another")
 
         // A worker that holds no liveness lock is dead: its running jobs go back to the queue.
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(restartGrace: .zero), 2)
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(restartGrace: .zero), 2)
         try await assertExact("rescued a dead worker's jobs")
 
         let parents = try await queue.claim(worker: "w1", queues: ["images"], kinds: ["k"], limit: 1, lease: lease)
@@ -96,9 +96,9 @@ final class JobCountTests: DatabaseTestCase {
 
     func testAnUpdateThatChangesNoStateAppendsNothing() async throws {
         try await queue.enqueue((0..<3).map { _ in NewJob(kind: "k") })
-        try await queue.foldJobCounts()
+        try await queue.maintenance.foldJobCounts()
         let claimed = try await claim(limit: 3)
-        try await queue.foldJobCounts()
+        try await queue.maintenance.foldJobCounts()
         try await db.execute("UPDATE jobs SET progress = 50, updated_at = now()")
         let leases = claimed.map { HeldLease(jobID: $0.id, attempt: $0.attempt) }
         try await XCTAssertEqualAsync(try await queue.extendLeases(leases, worker: "w1", lease: lease).held.count, 3)
@@ -109,7 +109,7 @@ final class JobCountTests: DatabaseTestCase {
     func testAStatementAppendsOneDeltaPerGroupNotPerRow() async throws {
         try await queue.enqueue((0..<500).map { _ in NewJob(kind: "k") })
         try await XCTAssertEqualAsync(try await db.scalar("SELECT count(*)::int FROM job_count_deltas", as: Int.self), 1)
-        try await queue.foldJobCounts()
+        try await queue.maintenance.foldJobCounts()
         let claimed = try await claim(limit: 500)
         XCTAssertEqual(claimed.count, 500)
         try await XCTAssertEqualAsync(try await db.scalar("SELECT count(*)::int FROM job_count_deltas", as: Int.self), 2,
@@ -158,7 +158,7 @@ final class JobCountTests: DatabaseTestCase {
 
     func testTruncateEmptiesTheCounts() async throws {
         try await queue.enqueue((0..<6).map { _ in NewJob(kind: "k") })
-        try await queue.foldJobCounts()
+        try await queue.maintenance.foldJobCounts()
         try await queue.enqueue(NewJob(kind: "other"))
         try await db.execute("TRUNCATE jobs CASCADE")
         try await XCTAssertEqualAsync(try await queue.countJobs(in: []), 0)
@@ -197,7 +197,7 @@ final class JobCountTests: DatabaseTestCase {
                 var mismatches = 0
                 while !Task.isCancelled {
                     do {
-                        try await queue.foldJobCounts()
+                        try await queue.maintenance.foldJobCounts()
                         mismatches += try await db.scalar(Self.mismatches, as: Int.self)
                     } catch {
                         if Task.isCancelled { break }

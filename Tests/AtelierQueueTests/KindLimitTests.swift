@@ -19,7 +19,7 @@ final class KindLimitTests: DatabaseTestCase {
 
     private func limit(_ kind: String = "k", concurrency: Int? = nil, perOwner: Int? = nil, rate: RateLimit? = nil,
                        timeout: Duration? = nil) async throws {
-        try await queue.setKindLimits(.replacing(with: KindLimits(kind: kind, concurrency: concurrency, ownerConcurrency: perOwner,
+        try await queue.limits.set(.replacing(with: KindLimits(kind: kind, concurrency: concurrency, ownerConcurrency: perOwner,
                                                                   rate: rate, timeout: timeout)), actor: "test")
     }
 
@@ -60,7 +60,7 @@ final class KindLimitTests: DatabaseTestCase {
         try await XCTAssertEqualAsync(try await claim(10).count, 1)
         try await limit(concurrency: 5)
         try await XCTAssertEqualAsync(try await claim(10).count, 3)
-        try await queue.clearKindLimits(kind: "k", actor: "test")
+        try await queue.limits.clear(kind: "k", actor: "test")
         try await XCTAssertEqualAsync(try await claim(10).count, 4, "no limit: the rest")
     }
 
@@ -106,7 +106,7 @@ final class KindLimitTests: DatabaseTestCase {
         try await limit(rate: try RateLimit(count: 5, period: .seconds(3600)))
         try await XCTAssertEqualAsync(try await claim(10).count, 5)
         try await XCTAssertEqualAsync(try await claim(10).count, 0, "the bucket refills one token per 12 minutes")
-        try await queue.setKindLimits(KindLimitsChange(kind: "k", concurrency: .set(100)), actor: "test")
+        try await queue.limits.set(KindLimitsChange(kind: "k", concurrency: .set(100)), actor: "test")
         try await XCTAssertEqualAsync(try await claim(10).count, 0, "another limit's change keeps the bucket")
         try await limit(rate: try RateLimit(count: 3, period: .seconds(3600)))
         try await XCTAssertEqualAsync(try await claim(10).count, 3, "a new rate starts with a full bucket")
@@ -131,7 +131,7 @@ final class KindLimitTests: DatabaseTestCase {
         XCTAssertEqual(held.count, 2)
         try await XCTAssertEqualAsync(try await claim(6, worker: "alive").count, 0)
         // The dead worker holds no liveness lock: the maintenance leader rescues its jobs.
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(restartGrace: .zero), 2)
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(restartGrace: .zero), 2)
         // Rescued jobs come back marked to run alone (0013): each goes to an idle worker.
         var again = 0
         for worker in ["alive-1", "alive-2", "alive-3"] { again += try await claim(6, worker: worker).count }
@@ -149,15 +149,15 @@ final class KindLimitTests: DatabaseTestCase {
     }
 
     func testSetKeepsWhatItDoesNotNameAndEveryChangeIsAudited() async throws {
-        try await queue.setKindLimits(KindLimitsChange(kind: "k", concurrency: .set(4)), actor: "ops")
-        let both = try await queue.setKindLimits(KindLimitsChange(kind: "k", rate: .set(try RateLimit(parsing: "50/s"))), actor: "ops")
+        try await queue.limits.set(KindLimitsChange(kind: "k", concurrency: .set(4)), actor: "ops")
+        let both = try await queue.limits.set(KindLimitsChange(kind: "k", rate: .set(try RateLimit(parsing: "50/s"))), actor: "ops")
         XCTAssertEqual(both?.concurrency, 4)
         XCTAssertEqual(both?.rate?.description, "50/s")
-        let rateOnly = try await queue.setKindLimits(KindLimitsChange(kind: "k", concurrency: .remove), actor: "ops")
+        let rateOnly = try await queue.limits.set(KindLimitsChange(kind: "k", concurrency: .remove), actor: "ops")
         XCTAssertNil(rateOnly?.concurrency)
-        let none = try await queue.setKindLimits(KindLimitsChange(kind: "k", rate: .remove), actor: "ops")
+        let none = try await queue.limits.set(KindLimitsChange(kind: "k", rate: .remove), actor: "ops")
         XCTAssertNil(none, "no limit left: the kind's row is gone")
-        try await XCTAssertEqualAsync(try await queue.kindLimits(), [])
+        try await XCTAssertEqualAsync(try await queue.limits.list(), [])
         let audit = try await queue.auditLog(target: "kind:k")
         XCTAssertEqual(audit.map(\.action), ["clear limits", "set limits", "set limits", "set limits"])
         XCTAssertEqual(audit.last?.detail, "concurrency 4")
@@ -167,7 +167,7 @@ final class KindLimitTests: DatabaseTestCase {
         for change in [KindLimitsChange(kind: "k", concurrency: .set(0)), KindLimitsChange(kind: "", concurrency: .set(1)),
                        KindLimitsChange(kind: "k", timeout: .set(.seconds(90_000)))] {
             do {
-                try await queue.setKindLimits(change, actor: "test")
+                try await queue.limits.set(change, actor: "test")
                 XCTFail("accepted \(change)")
             } catch let error as QueueError {
                 guard case .invalidArgument = error else { return XCTFail("\(error)") }

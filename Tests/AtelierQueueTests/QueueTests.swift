@@ -96,7 +96,7 @@ final class QueueTests: DatabaseTestCase {
         let byA = try await claim("worker-a")[0]
         // A stops heartbeating: its lease expires and the rescuer returns the job to the queue.
         try await db.execute("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = \(id)")
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(), 1)
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(), 1)
         let rescued = try await queue.job(id: id)
         XCTAssertEqual(rescued.state, .queued)
         XCTAssertTrue(rescued.error?.contains("worker-a") ?? false)
@@ -123,7 +123,7 @@ final class QueueTests: DatabaseTestCase {
         let id = try await queue.enqueue(NewJob(kind: "k", maxAttempts: 1)).id
         _ = try await claim()
         try await db.execute("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = \(id)")
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(), 1)
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(), 1)
         let job = try await queue.job(id: id)
         XCTAssertEqual(job.state, .queued, "a lost attempt is a crash, not a failure (CrashTests)")
         XCTAssertEqual(job.crashes, 1)
@@ -134,8 +134,8 @@ final class QueueTests: DatabaseTestCase {
         _ = try await claim("nobody-registered")
         // The lease is valid; the owner never registered, but liveness only counts once the
         // database has been up for the restart grace period.
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(restartGrace: .seconds(3600 * 24 * 365)), 0)
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(restartGrace: .zero), 1, "an owner holding no liveness lock is dead")
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(restartGrace: .seconds(3600 * 24 * 365)), 0)
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(restartGrace: .zero), 1, "an owner holding no liveness lock is dead")
     }
 
     func testRetryOutcomeRequeuesWithBackoffAndKeepsHistory() async throws {
@@ -264,7 +264,7 @@ final class QueueTests: DatabaseTestCase {
         let claimed = try await claim(limit: 2)
         _ = try await queue.complete(claimed.map { Completion(job: $0, outcome: .succeeded(result: nil)) }, worker: "w1")
         try await db.execute("UPDATE jobs SET finished_at = now() - interval '8 days' WHERE id = \(old)")
-        let purged = try await queue.purgeFinished(olderThan: .seconds(7 * 86400))
+        let purged = try await queue.maintenance.purgeFinished(olderThan: .seconds(7 * 86400))
         XCTAssertEqual(purged, [old])
         try await XCTAssertEqualAsync(try await db.scalar("SELECT count(*)::int FROM job_events WHERE job_id = \(old)", as: Int.self), 0)
         let remaining = Set(try await queue.jobs(JobFilter()).jobs.map(\.id))

@@ -15,7 +15,7 @@ final class ScheduleTests: DatabaseTestCase {
 
     @discardableResult
     private func addEveryFiveMinutes(name: String = "five") async throws -> Schedule {
-        try await queue.addSchedule(NewSchedule(name: name, cron: "*/5 * * * *", kind: "noop", payload: #"{"n": 1}"#),
+        try await queue.schedules.add(NewSchedule(name: name, cron: "*/5 * * * *", kind: "noop", payload: #"{"n": 1}"#),
                                     actor: "cli:tester@host", now: at("10:03"))
     }
 
@@ -28,7 +28,7 @@ final class ScheduleTests: DatabaseTestCase {
         XCTAssertEqual(added.nextTick, at("10:05"))
         XCTAssertNil(added.lastTick)
         XCTAssertEqual(added.kind, "noop")
-        try await XCTAssertEqualAsync(try await queue.schedules().map(\.name), ["five"])
+        try await XCTAssertEqualAsync(try await queue.schedules.list().map(\.name), ["five"])
 
         do {
             try await addEveryFiveMinutes()
@@ -37,19 +37,19 @@ final class ScheduleTests: DatabaseTestCase {
             guard case .conflict = error else { return XCTFail("\(error)") }
         }
 
-        try await queue.pauseSchedule(named: "five", actor: "cli:tester@host")
-        try await XCTAssertEqualAsync(try await queue.schedule(named: "five").paused, true)
-        try await XCTAssertEqualAsync(try await queue.dueScheduleTicks(now: at("10:20")), [], "a paused schedule has no tick due")
+        try await queue.schedules.pause(named: "five", actor: "cli:tester@host")
+        try await XCTAssertEqualAsync(try await queue.schedules.find(named: "five").paused, true)
+        try await XCTAssertEqualAsync(try await queue.schedules.dueTicks(now: at("10:20")), [], "a paused schedule has no tick due")
         // Resumed at 10:21: the ticks it missed while paused are skipped, the next is 10:25.
-        try await queue.resumeSchedule(named: "five", actor: "cli:tester@host", now: at("10:21"))
-        let resumed = try await queue.schedule(named: "five")
+        try await queue.schedules.resume(named: "five", actor: "cli:tester@host", now: at("10:21"))
+        let resumed = try await queue.schedules.find(named: "five")
         XCTAssertEqual(resumed.paused, false)
         XCTAssertEqual(resumed.nextTick, at("10:25"))
 
-        try await queue.removeSchedule(named: "five", actor: "cli:tester@host")
-        try await XCTAssertEqualAsync(try await queue.schedules(), [])
+        try await queue.schedules.remove(named: "five", actor: "cli:tester@host")
+        try await XCTAssertEqualAsync(try await queue.schedules.list(), [])
         do {
-            try await queue.removeSchedule(named: "five", actor: "cli:tester@host")
+            try await queue.schedules.remove(named: "five", actor: "cli:tester@host")
             XCTFail("gone")
         } catch let error as QueueError {
             guard case .scheduleNotFound = error else { return XCTFail("\(error)") }
@@ -69,32 +69,32 @@ final class ScheduleTests: DatabaseTestCase {
         ]
         for (schedule, expected) in cases {
             do {
-                try await queue.addSchedule(schedule, actor: "test")
+                try await queue.schedules.add(schedule, actor: "test")
                 XCTFail("\(schedule) was accepted")
             } catch let error as QueueError {
                 guard case .invalidArgument(let message) = error else { return XCTFail("\(error)") }
                 XCTAssertTrue(message.contains(expected), message)
             }
         }
-        try await XCTAssertEqualAsync(try await queue.schedules(), [])
+        try await XCTAssertEqualAsync(try await queue.schedules.list(), [])
     }
 
     func testATickIsEnqueuedOnceWithTheSchedulesJob() async throws {
         try await addEveryFiveMinutes()
-        try await XCTAssertEqualAsync(try await queue.dueScheduleTicks(now: at("10:04")), [], "not yet")
-        let due = try await queue.dueScheduleTicks(now: at("10:05"))
+        try await XCTAssertEqualAsync(try await queue.schedules.dueTicks(now: at("10:04")), [], "not yet")
+        let due = try await queue.schedules.dueTicks(now: at("10:05"))
         XCTAssertEqual(due, [ScheduleTick(name: "five", tick: at("10:05"), next: at("10:10"))])
-        let enqueued = try await queue.enqueueScheduleTick(due[0])
+        let enqueued = try await queue.schedules.enqueueTick(due[0])
         let id = try XCTUnwrap(enqueued)
-        try await XCTAssertEqualAsync(try await queue.enqueueScheduleTick(due[0]), nil, "the same tick again enqueues nothing")
-        try await XCTAssertEqualAsync(try await queue.dueScheduleTicks(now: at("10:09")), [])
+        try await XCTAssertEqualAsync(try await queue.schedules.enqueueTick(due[0]), nil, "the same tick again enqueues nothing")
+        try await XCTAssertEqualAsync(try await queue.schedules.dueTicks(now: at("10:09")), [])
 
         let job = try await queue.job(id: id)
         XCTAssertEqual(job.kind, "noop")
         XCTAssertEqual(job.state, .queued)
         XCTAssertEqual(job.requestID, "schedule:five@2025-03-01T10:05Z")
         XCTAssertTrue(job.payload.contains("\"n\": 1"), job.payload)
-        let schedule = try await queue.schedule(named: "five")
+        let schedule = try await queue.schedules.find(named: "five")
         XCTAssertEqual(schedule.lastTick, at("10:05"))
         XCTAssertEqual(schedule.nextTick, at("10:10"))
         XCTAssertEqual(schedule.lastJobID, id)
@@ -103,12 +103,12 @@ final class ScheduleTests: DatabaseTestCase {
     func testAfterDowntimeOnlyTheNewestMissedTickRuns() async throws {
         try await addEveryFiveMinutes()
         // Down from 10:04 to 11:02: twelve ticks missed; the 11:00 one runs, the others do not.
-        let due = try await queue.dueScheduleTicks(now: at("11:02"))
+        let due = try await queue.schedules.dueTicks(now: at("11:02"))
         XCTAssertEqual(due, [ScheduleTick(name: "five", tick: at("11:00"), next: at("11:05"))])
-        try await XCTAssertNotEqualAsync(try await queue.enqueueScheduleTick(due[0]), nil)
+        try await XCTAssertNotEqualAsync(try await queue.schedules.enqueueTick(due[0]), nil)
         // An older tick (a leader whose clock is behind) finds the schedule past it.
-        try await XCTAssertEqualAsync(try await queue.enqueueScheduleTick(ScheduleTick(name: "five", tick: at("10:55"), next: at("11:00"))), nil)
-        try await XCTAssertEqualAsync(try await queue.dueScheduleTicks(now: at("11:04")), [])
+        try await XCTAssertEqualAsync(try await queue.schedules.enqueueTick(ScheduleTick(name: "five", tick: at("10:55"), next: at("11:00"))), nil)
+        try await XCTAssertEqualAsync(try await queue.schedules.dueTicks(now: at("11:04")), [])
         try await XCTAssertEqualAsync(try await jobCount(), 1)
     }
 
@@ -117,7 +117,7 @@ final class ScheduleTests: DatabaseTestCase {
         let tick = ScheduleTick(name: "five", tick: at("10:05"), next: at("10:10"))
         let enqueued = try await withThrowingTaskGroup(of: UUID?.self) { group in
             let queue = self.queue
-            for _ in 0..<8 { group.addTask { try await queue.enqueueScheduleTick(tick) } }
+            for _ in 0..<8 { group.addTask { try await queue.schedules.enqueueTick(tick) } }
             return try await group.reduce(into: [UUID]()) { if let id = $1 { $0.append(id) } }
         }
         XCTAssertEqual(enqueued.count, 1)
@@ -131,11 +131,11 @@ final class ScheduleTests: DatabaseTestCase {
         let (first, second) = try await raceTwoLeaders(killingTheFirst: true)
         let survivor = try XCTUnwrap(second, "the second leader enqueued the tick the first did not commit")
         try await XCTAssertEqualAsync(try await db.scalar("SELECT count(*)::int FROM jobs WHERE id = \(first)", as: Int.self), 0)
-        try await XCTAssertEqualAsync(try await queue.schedule(named: "five").lastJobID, survivor)
+        try await XCTAssertEqualAsync(try await queue.schedules.find(named: "five").lastJobID, survivor)
         try await XCTAssertEqualAsync(try await jobCount(), 1)
         // The next leader, on the same tick, adds nothing.
-        try await XCTAssertEqualAsync(try await queue.dueScheduleTicks(now: at("10:05")), [])
-        try await XCTAssertEqualAsync(try await queue.enqueueScheduleTick(ScheduleTick(name: "five", tick: at("10:05"), next: at("10:10"))), nil)
+        try await XCTAssertEqualAsync(try await queue.schedules.dueTicks(now: at("10:05")), [])
+        try await XCTAssertEqualAsync(try await queue.schedules.enqueueTick(ScheduleTick(name: "five", tick: at("10:05"), next: at("10:10"))), nil)
         try await XCTAssertEqualAsync(try await jobCount(), 1)
     }
 
@@ -143,7 +143,7 @@ final class ScheduleTests: DatabaseTestCase {
     func testALeaderThatCommitsFirstWinsTheTick() async throws {
         let (first, second) = try await raceTwoLeaders(killingTheFirst: false)
         XCTAssertNil(second)
-        try await XCTAssertEqualAsync(try await queue.schedule(named: "five").lastJobID, first)
+        try await XCTAssertEqualAsync(try await queue.schedules.find(named: "five").lastJobID, first)
         try await XCTAssertEqualAsync(try await jobCount(), 1)
     }
 
@@ -153,19 +153,19 @@ final class ScheduleTests: DatabaseTestCase {
     /// enqueued.
     private func raceTwoLeaders(killingTheFirst: Bool) async throws -> (UUID, UUID?) {
         try await addEveryFiveMinutes()
-        let due = try await queue.dueScheduleTicks(now: at("10:05"))
+        let due = try await queue.schedules.dueTicks(now: at("10:05"))
         let tick = try XCTUnwrap(due.first)
         let firstJob = JobID.make()
         let (queue, logger, db) = (self.queue, self.queue.logger, self.db!)
         let racer: Task<UUID?, any Error> = try await queue.client.withConnection { connection in
             for try await _ in try await connection.query("BEGIN", logger: logger) {}
-            for try await id in try await connection.query(JobQueue.scheduleTickQuery(tick, jobID: firstJob), logger: logger).decode(UUID.self) {
+            for try await id in try await connection.query(Schedules.tickQuery(tick, jobID: firstJob), logger: logger).decode(UUID.self) {
                 XCTAssertEqual(id, firstJob, "the first leader's statement enqueued the tick (not committed yet)")
             }
             var backend: Int32 = 0
             for try await value in try await connection.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) { backend = value }
             let pid = backend
-            let racer = Task { try await queue.enqueueScheduleTick(tick) }
+            let racer = Task { try await queue.schedules.enqueueTick(tick) }
             try await db.eventually("the second leader's tick waits for the first's row lock") {
                 try await db.scalar("SELECT count(*)::int FROM pg_stat_activity WHERE \(pid) = ANY(pg_blocking_pids(pid))",
                                          as: Int.self) > 0

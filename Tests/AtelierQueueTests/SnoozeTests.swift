@@ -66,7 +66,7 @@ final class SnoozeTests: DatabaseTestCase {
         let id = try await queue.enqueue(NewJob(kind: "k")).id
         let byA = try await claim("worker-a")[0]
         try await db.execute("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = \(id)")
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(), 1)
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(), 1)
         let byB = try await claim("worker-b")[0]
 
         let stale = try await queue.complete(

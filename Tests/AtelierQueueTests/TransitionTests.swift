@@ -21,7 +21,7 @@ final class TransitionTests: DatabaseTestCase {
     }
 
     private func runBulk(_ action: BulkActionKind, _ terms: String...) async throws -> BulkAction {
-        let begun = try await queue.beginBulk(action, try JobCriteria(terms: terms), actor: "ops", batchSize: 10)
+        let begun = try await queue.bulkActions.begin(action, try JobCriteria(terms: terms), actor: "ops", batchSize: 10)
         return try await BulkActionRunner(queue: queue, logger: queue.logger) { _ in }.run(begun.id)
     }
 

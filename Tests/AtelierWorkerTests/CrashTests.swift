@@ -26,11 +26,11 @@ final class CrashTests: DatabaseTestCase {
     }
 
     /// `worker` claims exactly `ids` together and dies (it holds no liveness lock); one rescue.
-    private func crashTogether(_ ids: [UUID], worker: String, kinds: [String] = ["k"], crashLimit: Int = JobQueue.defaultCrashLimit,
+    private func crashTogether(_ ids: [UUID], worker: String, kinds: [String] = ["k"], crashLimit: Int = QueueMaintenance.defaultCrashLimit,
                                file: StaticString = #filePath, line: UInt = #line) async throws {
         let claimed = try await claimMany(worker, kinds: kinds, limit: ids.count)
         XCTAssertEqual(Set(claimed.map(\.id)), Set(ids), "the jobs were claimable together", file: file, line: line)
-        try await XCTAssertEqualAsync(try await queue.rescueLostJobs(restartGrace: .zero, crashLimit: crashLimit), ids.count,
+        try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(restartGrace: .zero, crashLimit: crashLimit), ids.count,
                                       file: file, line: line)
     }
 
@@ -40,7 +40,7 @@ final class CrashTests: DatabaseTestCase {
 
     /// Claims the job as `worker`, which then dies: its lease runs out (a hung worker) or, by
     /// default, its process is gone (it holds no liveness lock). Returns the job afterwards.
-    private func crash(_ id: UUID, worker: String, kinds: [String] = ["k"], crashLimit: Int = JobQueue.defaultCrashLimit,
+    private func crash(_ id: UUID, worker: String, kinds: [String] = ["k"], crashLimit: Int = QueueMaintenance.defaultCrashLimit,
                        hung: Bool = false, file: StaticString = #filePath, line: UInt = #line) async throws -> Job {
         // Whatever wait the last crash alone set has passed (testRepeatedCrashesAloneAreSpacedOut).
         try await db.execute("UPDATE jobs SET run_at = now() WHERE id = \(id) AND state = 'queued'")
@@ -48,10 +48,10 @@ final class CrashTests: DatabaseTestCase {
         XCTAssertEqual(claimed?.id, id, "the job was claimable", file: file, line: line)
         if hung {
             try await db.execute("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = \(id)")
-            try await XCTAssertEqualAsync(try await queue.rescueLostJobs(crashLimit: crashLimit), 1, file: file, line: line)
+            try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(crashLimit: crashLimit), 1, file: file, line: line)
         } else {
             // The lease is valid, but `worker` holds no liveness lock: a killed process.
-            try await XCTAssertEqualAsync(try await queue.rescueLostJobs(restartGrace: .zero, crashLimit: crashLimit), 1,
+            try await XCTAssertEqualAsync(try await queue.maintenance.rescueLostJobs(restartGrace: .zero, crashLimit: crashLimit), 1,
                                           file: file, line: line)
         }
         return try await queue.job(id: id)

@@ -68,8 +68,8 @@ final class MaintenanceTests: DatabaseTestCase {
     /// its cursor, to the end.
     func testTheLeaderResumesAnAbandonedBulkAction() async throws {
         let ids = try await queue.enqueue((0..<30).map { _ in NewJob(kind: "k") }).map(\.id)
-        let action = try await queue.beginBulk(.cancel, JobCriteria(), actor: "ops", batchSize: 10)
-        _ = try await queue.bulkStep(action.id)   // then its runner "dies"
+        let action = try await queue.bulkActions.begin(.cancel, JobCriteria(), actor: "ops", batchSize: 10)
+        _ = try await queue.bulkActions.step(action.id)   // then its runner "dies"
         let leader = maintenance()
         let fresh = await leader.tick()
         XCTAssertEqual(fresh.bulkResumed, [], "a runner that moved within the minute is left alone")
@@ -80,8 +80,8 @@ final class MaintenanceTests: DatabaseTestCase {
         await leader.resign()
         let report = await other.tick()
         XCTAssertEqual(report.bulkResumed, [action.id])
-        try await db.eventually("the action to end") { try await self.queue.bulkAction(id: action.id).state == .done }
-        try await XCTAssertEqualAsync(try await queue.bulkAction(id: action.id).acted, 30)
+        try await db.eventually("the action to end") { try await self.queue.bulkActions.find(id: action.id).state == .done }
+        try await XCTAssertEqualAsync(try await queue.bulkActions.find(id: action.id).acted, 30)
         try await XCTAssertEqualAsync(try await queue.jobs(ids: ids).filter { $0.state == .cancelled }.count, 30)
         await other.resign()
     }

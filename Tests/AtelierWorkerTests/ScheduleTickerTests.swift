@@ -26,7 +26,7 @@ final class ScheduleTickerTests: DatabaseTestCase {
     }
 
     func testTheLeaderEnqueuesEachTickOnceAcrossALeaderChange() async throws {
-        try await queue.addSchedule(NewSchedule(name: "five", cron: "*/5 * * * *", kind: "noop"), actor: "test", now: at("10:03:00"))
+        try await queue.schedules.add(NewSchedule(name: "five", cron: "*/5 * * * *", kind: "noop"), actor: "test", now: at("10:03:00"))
         let a = maintenance(), b = maintenance()
         try await XCTAssertEqualAsync(await a.tick(now: at("10:04:59")).scheduled, 0, "not yet")
         let first = await a.tick(now: at("10:05:00"))
@@ -48,9 +48,9 @@ final class ScheduleTickerTests: DatabaseTestCase {
     }
 
     func testAfterDowntimeOneMissedTickRunsAndPausedSchedulesWait() async throws {
-        try await queue.addSchedule(NewSchedule(name: "five", cron: "*/5 * * * *", kind: "noop"), actor: "test", now: at("10:03:00"))
-        try await queue.addSchedule(NewSchedule(name: "held", cron: "* * * * *", kind: "noop"), actor: "test", now: at("10:03:00"))
-        try await queue.pauseSchedule(named: "held", actor: "test")
+        try await queue.schedules.add(NewSchedule(name: "five", cron: "*/5 * * * *", kind: "noop"), actor: "test", now: at("10:03:00"))
+        try await queue.schedules.add(NewSchedule(name: "held", cron: "* * * * *", kind: "noop"), actor: "test", now: at("10:03:00"))
+        try await queue.schedules.pause(named: "held", actor: "test")
         let leader = maintenance()
         // No leader from 10:03 to 11:02: of the twelve ticks missed, the newest runs.
         try await XCTAssertEqualAsync(await leader.tick(now: at("11:02:10")).scheduled, 1)

@@ -108,7 +108,7 @@ final class WorkerProcessTests: DatabaseTestCase {
             // close, a moment after the exit: until then the job looks held by a live worker.
             var rescued = 0
             try await db.eventually("worker \(n)'s job rescued") {
-                rescued += try await queue.rescueLostJobs(restartGrace: .zero, crashLimit: 2)
+                rescued += try await queue.maintenance.rescueLostJobs(restartGrace: .zero, crashLimit: 2)
                 return rescued > 0
             }
             XCTAssertEqual(rescued, 1)

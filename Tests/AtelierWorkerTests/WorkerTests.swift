@@ -72,7 +72,7 @@ final class WorkerTests: DatabaseTestCase {
         let running = try await queue.enqueue((0..<2).map { _ in NewJob(kind: "sleep", payload: #"{"ms": 60000}"#) }).map(\.id)
         for id in running { _ = try await waitForState(id, [.running]) }
         let waiting = try await queue.enqueue(NewJob(kind: "sleep", payload: #"{"ms": 1}"#, queue: "held")).id
-        let action = try await queue.beginBulk(.cancel, try JobCriteria(terms: ["kind=sleep"]), actor: "ops")
+        let action = try await queue.bulkActions.begin(.cancel, try JobCriteria(terms: ["kind=sleep"]), actor: "ops")
         let ended = try await BulkActionRunner(queue: queue, logger: Logger(label: "test")) { _ in }.run(action.id)
         XCTAssertEqual(ended.stopping, 2)
         XCTAssertEqual(ended.acted, 1)
@@ -160,7 +160,7 @@ final class WorkerTests: DatabaseTestCase {
             }
         }
         let worker = try InProcessWorker.start(db, handlers: [Sleeper()])
-        try await queue.setKindLimits(KindLimitsChange(kind: "patient", timeout: .set(.milliseconds(300))), actor: "test")
+        try await queue.limits.set(KindLimitsChange(kind: "patient", timeout: .set(.milliseconds(300))), actor: "test")
         let stuck = try await queue.enqueue(NewJob(kind: "patient", payload: #"{"ms": 600000}"#, maxAttempts: 1)).id
         let shorter = try await queue.enqueue(NewJob(kind: "patient", payload: #"{"ms": 600000}"#, maxAttempts: 1,
                                                      timeout: .milliseconds(100))).id

@@ -89,26 +89,26 @@ struct BulkActionsController: Sendable {
             batchSize = Int(n)
         }
         if dryRun {
-            let preview = try await queue.preview(action, criteria)
+            let preview = try await queue.bulkActions.preview(action, criteria)
             return JSONResponse.data(try APIJSON.encode(BulkPreviewView(
                 action: action.rawValue, filter: criteria.text, count: preview.count, sample: preview.sample.map(AdminJobView.init))))
         }
-        let started = try await queue.beginBulk(action, criteria, actor: try context.requirePrincipal().owner, batchSize: batchSize)
+        let started = try await queue.bulkActions.begin(action, criteria, actor: try context.requirePrincipal().owner, batchSize: batchSize)
         starter.start(started.id)
         return JSONResponse.data(try APIJSON.encode(BulkActionView(started)), status: .accepted)
     }
 
     @Sendable func actions(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let list = try await queue.bulkActions(limit: 100)
+        let list = try await queue.bulkActions.list(limit: 100)
         return JSONResponse.data(try APIJSON.encode(["bulk_actions": list.map(BulkActionView.init)]))
     }
 
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
-        JSONResponse.data(try APIJSON.encode(BulkActionView(try await queue.bulkAction(id: try Self.id(context)))))
+        JSONResponse.data(try APIJSON.encode(BulkActionView(try await queue.bulkActions.find(id: try Self.id(context)))))
     }
 
     @Sendable func stop(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let action = try await queue.stopBulk(id: try Self.id(context), actor: try context.requirePrincipal().owner)
+        let action = try await queue.bulkActions.stop(id: try Self.id(context), actor: try context.requirePrincipal().owner)
         return JSONResponse.data(try APIJSON.encode(BulkActionView(action)))
     }
 

@@ -22,7 +22,7 @@ struct LimitsController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let limits = try await queue.kindLimits()
+        let limits = try await queue.limits.list()
         return JSONResponse.data(try APIJSON.encode(KindLimitsListView(limits: limits.map(KindLimitsView.init))))
     }
 
@@ -31,7 +31,7 @@ struct LimitsController: Sendable {
                                              refusal: APIError.validation("the body must be one JSON object"))
         let change = try KindLimitsView.change(from: body, kinds: kinds)
         let actor = try context.requirePrincipal().owner
-        let saved = try await queue.setKindLimits(change, actor: actor)
+        let saved = try await queue.limits.set(change, actor: actor)
         return JSONResponse.data(try APIJSON.encode(saved.map(KindLimitsView.init) ?? KindLimitsView(kind: change.kind)))
     }
 }

@@ -21,7 +21,7 @@ struct BulkActionsPage: Sendable {
         let action = try Self.action(context)
         let text = Self.fields(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
         let criteria = try JobsPage.criteria(text)
-        let preview = try await queue.preview(action, criteria)
+        let preview = try await queue.bulkActions.preview(action, criteria)
         let csrf = sessions.csrfToken(for: try context.requirePrincipal())
         let title = "\(action.rawValue.capitalized) all matching jobs?"
         var body = "<p>Filter: <span class=\"mono\">\(h(criteria.text))</span></p>"
@@ -56,13 +56,13 @@ struct BulkActionsPage: Sendable {
         let form = try await FormBody.read(&request)
         let text = Self.fields(Self.formNames.compactMap { name in form[name].map { (name, $0) } })
         let criteria = try JobsPage.criteria(text)
-        let started = try await queue.beginBulk(action, criteria, actor: await users(try context.requirePrincipal()))
+        let started = try await queue.bulkActions.begin(action, criteria, actor: await users(try context.requirePrincipal()))
         starter.start(started.id)
         return ConsolePage.redirect(to: "/admin/bulk-actions/\(started.id)")
     }
 
     func list(_ request: Request, _ context: APIRequestContext) async throws -> Response {
-        let actions = try await queue.bulkActions(limit: 100)
+        let actions = try await queue.bulkActions.list(limit: 100)
         let csrf = sessions.csrfToken(for: try context.requirePrincipal())
         var body = "<div class=\"scroll\" tabindex=\"0\"><table id=\"bulk-actions\"><caption>\(actions.isEmpty ? "No bulk action yet." : "Newest first.")</caption>"
         body += "<thead><tr><th scope=\"col\">#</th><th scope=\"col\">Action</th><th scope=\"col\">Filter</th><th scope=\"col\">By</th>"
@@ -79,7 +79,7 @@ struct BulkActionsPage: Sendable {
     func show(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let action: BulkAction
         do {
-            action = try await queue.bulkAction(id: try Self.id(context))
+            action = try await queue.bulkActions.find(id: try Self.id(context))
         } catch QueueError.jobNotFound {
             throw Self.noSuchAction
         }
@@ -114,7 +114,7 @@ struct BulkActionsPage: Sendable {
     func stop(_ request: Request, _ context: APIRequestContext, users: (@Sendable (Principal) async -> String)) async throws -> Response {
         let id = try Self.id(context)
         do {
-            try await queue.stopBulk(id: id, actor: await users(try context.requirePrincipal()))
+            try await queue.bulkActions.stop(id: id, actor: await users(try context.requirePrincipal()))
         } catch QueueError.jobNotFound {
             throw Self.noSuchAction
         }

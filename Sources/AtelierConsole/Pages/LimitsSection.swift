@@ -54,7 +54,7 @@ struct LimitsSection: Sendable {
         let change = try Self.change(from: form, kinds: kinds)
         let actor = await users(try context.requirePrincipal())
         do {
-            try await queue.setKindLimits(change, actor: actor)
+            try await queue.limits.set(change, actor: actor)
         } catch let error as QueueError {
             throw ConsoleError.badRequest(error.message)
         }
@@ -67,7 +67,7 @@ struct LimitsSection: Sendable {
             throw ConsoleError.badRequest("That is not a job kind.")
         }
         let actor = await users(try context.requirePrincipal())
-        try await queue.clearKindLimits(kind: kind, actor: actor)
+        try await queue.limits.clear(kind: kind, actor: actor)
         return ConsolePage.redirect(to: "/admin/queues")
     }
 

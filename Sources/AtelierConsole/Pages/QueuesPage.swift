@@ -17,8 +17,8 @@ struct QueuesPage: Sendable {
         async let queues = queue.queues()
         async let stats = queue.stats(minutes: 1)
         async let audit = queue.auditLog(limit: 100)
-        async let schedules = queue.schedules()
-        async let limits = queue.kindLimits()
+        async let schedules = queue.schedules.list()
+        async let limits = queue.limits.list()
         let csrf = sessions.csrfToken(for: try context.requirePrincipal())
         let depths = Dictionary((try await stats).queues.map { ($0.queue, $0) }, uniquingKeysWith: { first, _ in first })
         var body = "<p class=\"muted\">A paused queue keeps accepting jobs; workers claim none of them until it is resumed. Running jobs finish.</p>"

@@ -39,7 +39,7 @@ package struct BulkActionRunner: Sendable {
             let step: BulkStep
             let began = ContinuousClock.now
             do {
-                step = try await queue.bulkStep(id)
+                step = try await queue.bulkActions.step(id)
                 transientFailures = 0
             } catch where Self.isTransient(error) && transientFailures < 10 {
                 transientFailures += 1
@@ -48,7 +48,7 @@ package struct BulkActionRunner: Sendable {
                 continue
             }
             if !step.purged.isEmpty { await removeFiles(step.purged) }
-            let action = try await queue.bulkAction(id: id)
+            let action = try await queue.bulkActions.find(id: id)
             await progress(action)
             if step.state != .running { return action }
             if share < 1 {

@@ -5,8 +5,11 @@ import PostgresNIO
 
 /// The durable job queue on PostgreSQL. One instance per process, shared by every task.
 ///
-/// The operations live in extensions named after the mechanism they implement:
-/// `Enqueue/`, `Claim/`, `Completion/`, `Leases/`, `Control/`, `Maintenance/`, `Inspection/`.
+/// A job's own operations live in extensions named after the mechanism they implement:
+/// `Enqueue/`, `Claim/`, `Completion/`, `Leases/`, `Control/`, `Inspection/`. The mechanisms
+/// with tables of their own are types of their own, reached from the queue and sharing its pool:
+/// ``schedules`` (`Schedules/`), ``limits`` (`Limits/`), ``ownerWeights`` (`FairShare/`),
+/// ``bulkActions`` (`Bulk/`) and ``maintenance`` (`Maintenance/`).
 /// It runs its statements on a ``Database`` (the process's pool), its own or one it shares with
 /// the application's stores; the pool must be running: call ``run()`` in a task (or a
 /// ServiceGroup's service) for as long as the queue is used.
@@ -18,7 +21,7 @@ import PostgresNIO
 /// own targets (the worker, the executable, the tests) call it.
 ///
 /// A job's way through these operations, step by step: docs/architecture.md §2.
-public final class JobQueue: Sendable {
+public final class JobQueue: QueueStatements {
     /// The pool the queue's statements run on.
     public let database: Database
     public let logger: Logger
@@ -93,24 +96,6 @@ public final class JobQueue: Sendable {
             defer { group.cancelAll() }
             return try await body(queue)
         }
-    }
-
-    // MARK: Helpers shared by the extensions
-
-    /// Runs a statement and drops its rows.
-    func execute(_ query: PostgresQuery) async throws {
-        let rows = try await client.query(query, logger: logger)
-        for try await _ in rows {}
-    }
-
-    /// Runs a statement and returns its first row's single column.
-    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type) async throws -> T? {
-        let rows = try await client.query(query, logger: logger)
-        var result: T?
-        for try await row in rows where result == nil {
-            result = try row.decode(T.self)
-        }
-        return result
     }
 }
 

@@ -31,7 +31,7 @@ final class BulkResumer: Sendable {
     /// Starts a runner for each abandoned action; returns their ids.
     @discardableResult
     func resume() async throws -> [Int64] {
-        let abandoned = try await queue.abandonedBulkActions(idleFor: idleFor)
+        let abandoned = try await queue.bulkActions.abandoned(idleFor: idleFor)
         var started: [Int64] = []
         for id in abandoned where running.withLock({ $0.insert(id).inserted }) {
             let runner = BulkActionRunner(queue: queue, logger: logger) { [blobs, logger] purged in

@@ -19,7 +19,7 @@ package struct JobPurger: Sendable {
     /// Purges the jobs that finished more than `olderThan` ago and removes their folders;
     /// returns the ids purged.
     package func purge(olderThan: Duration) async throws -> [UUID] {
-        let purged = try await queue.purgeFinished(olderThan: olderThan)
+        let purged = try await queue.maintenance.purgeFinished(olderThan: olderThan)
         await Self.removeBlobs(of: purged, from: blobs, logger: logger)
         return purged
     }

@@ -11,7 +11,7 @@ import Synchronization
 /// `rescueInterval`); in a tick the lock's holder does what is due, and a standby does nothing:
 ///
 /// - every tick: the job counts' fold (the deltas the jobs' triggers appended, added to
-///   `job_counts`: `JobQueue.foldJobCounts`), the ``Rescuer`` (jobs of dead workers back to the
+///   `job_counts`: `QueueMaintenance.foldJobCounts`), the ``Rescuer`` (jobs of dead workers back to the
 ///   queue, poison pills failed) and the ``ScheduleTicker`` (the jobs of cron schedules whose
 ///   tick has come);
 /// - every 30 s: the ``WorkerPruner`` (registry rows of gone workers), the ``JobPurger``
@@ -103,7 +103,7 @@ final class Maintenance: Sendable {
         do {
             // First, so that no other chore's failure leaves the deltas to pile up: readers sum
             // the ones not folded yet, so their cost is the deltas since the last fold.
-            report.folded = try await queue.foldJobCounts()
+            report.folded = try await queue.maintenance.foldJobCounts()
             report.rescued = try await rescuer.rescue()
             report.scheduled = try await ticker.run(now: now)
             if due(\.lastHousekeeping, every: Self.housekeepingInterval) {

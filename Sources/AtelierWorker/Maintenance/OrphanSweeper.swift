@@ -32,7 +32,7 @@ struct OrphanSweeper: Sendable {
         }
         let ids = Array(byID.keys)
         for start in stride(from: 0, to: ids.count, by: 1_000) {
-            let missing = try await queue.missingJobs(Array(ids[start..<min(start + 1_000, ids.count)]))
+            let missing = try await queue.maintenance.missingJobs(Array(ids[start..<min(start + 1_000, ids.count)]))
             for id in missing {
                 guard let folder = byID[id] else { continue }
                 do {

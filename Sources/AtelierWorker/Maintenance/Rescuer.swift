@@ -14,7 +14,7 @@ struct Rescuer: Sendable {
 
     /// Rescues what is lost now; returns how many jobs it rescued or failed.
     func rescue() async throws -> Int {
-        let rescued = try await queue.rescueLostJobs(crashLimit: crashLimit)
+        let rescued = try await queue.maintenance.rescueLostJobs(crashLimit: crashLimit)
         if rescued > 0 { logger.warning("rescued jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
         return rescued
     }

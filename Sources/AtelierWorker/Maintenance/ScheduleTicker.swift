@@ -15,9 +15,9 @@ struct ScheduleTicker: Sendable {
     /// schedule whose statement fails is logged and left for the next round; the others go on.
     func run(now: Date? = nil) async throws -> Int {
         var enqueued = 0
-        for tick in try await queue.dueScheduleTicks(now: now) {
+        for tick in try await queue.schedules.dueTicks(now: now) {
             do {
-                if let id = try await queue.enqueueScheduleTick(tick) {
+                if let id = try await queue.schedules.enqueueTick(tick) {
                     enqueued += 1
                     logger.info("schedule enqueued its tick", metadata: [
                         "schedule": "\(tick.name)", "tick": "\(tick.tick)", "job_id": "\(id.uuidString.lowercased())"])

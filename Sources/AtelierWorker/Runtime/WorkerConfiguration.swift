@@ -17,7 +17,7 @@ public struct WorkerConfiguration: Sendable {
     public var rescueInterval: Duration = .seconds(1)
     /// A job that loses its worker this many times in a row while running alone is failed as a
     /// poison pill. Those attempts never count against the job's `max_attempts`.
-    public var crashLimit: Int = JobQueue.defaultCrashLimit
+    public var crashLimit: Int = QueueMaintenance.defaultCrashLimit
     /// A job whose worker died under it runs alone next: an idle worker takes it. When one has
     /// waited this long, busy workers stop claiming until one of them is idle and takes it.
     public var isolationWait: Duration = JobQueue.defaultIsolationWait

@@ -11,7 +11,7 @@ extension QueueScenarios {
     /// of the run (the sustained rate), and in the busiest one-second window (the burst).
     func limits(jobs: Int, jobMilliseconds: Int, concurrencyLimit: Int, rate: RateLimit,
                 workers: Int, concurrency: Int) async throws -> BenchReport {
-        try await queue.setKindLimits(KindLimitsChange(kind: "sleep", concurrency: .set(concurrencyLimit), rate: .set(rate)),
+        try await queue.limits.set(KindLimitsChange(kind: "sleep", concurrency: .set(concurrencyLimit), rate: .set(rate)),
                                       actor: "bench")
         let payload = #"{"ms": \#(jobMilliseconds)}"#
         try await queue.enqueue(Array(repeating: NewJob(kind: "sleep", payload: payload), count: jobs))

@@ -34,7 +34,7 @@ enum BulkJobs {
         let blobs: (any BlobStore)?
         do { blobs = action == .purge ? try Settings().blobStore() : nil } catch { throw fail(error) }
         try await withQueue(database) { queue in
-            let preview = try await queue.preview(action, criteria)
+            let preview = try await queue.bulkActions.preview(action, criteria)
             let applies = action.actsOn.map(\.rawValue).joined(separator: " or ")
             say("\(preview.count) \(applies) job(s) match \(criteria.text)")
             if !preview.sample.isEmpty {
@@ -56,7 +56,7 @@ enum BulkJobs {
                     return
                 }
             }
-            let started = try await queue.beginBulk(action, criteria, actor: OperatorIdentity.cli, batchSize: options.batchSize)
+            let started = try await queue.bulkActions.begin(action, criteria, actor: OperatorIdentity.cli, batchSize: options.batchSize)
             say("bulk action \(started.id) started")
             try await follow(started.id, queue: queue, blobs: blobs, share: options.share)
         }
@@ -119,7 +119,7 @@ final class StopOnInterrupt: @unchecked Sendable {
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler {
             Task {
-                _ = try? await queue.stopBulk(id: id, actor: OperatorIdentity.cli)
+                _ = try? await queue.bulkActions.stop(id: id, actor: OperatorIdentity.cli)
                 FileHandle.standardError.write(Data("\nbulk action \(id) stopped; `atelier jobs bulk resume \(id)` continues it\n".utf8))
                 exit(130)
             }
@@ -148,7 +148,7 @@ extension JobsCommand {
         func run() async throws {
             let json = self.json
             try await withQueue(database) { queue in
-                let actions = try await queue.bulkActions(limit: 100)
+                let actions = try await queue.bulkActions.list(limit: 100)
                 if json {
                     JSONOutput.print(["bulk_actions": actions.map(BulkJobs.json)])
                     return
@@ -172,7 +172,7 @@ extension JobsCommand {
         func run() async throws {
             let (id, json) = (self.id, self.json)
             try await withQueue(database) { queue in
-                let action = try await queue.bulkAction(id: id)
+                let action = try await queue.bulkActions.find(id: id)
                 if json { JSONOutput.print(BulkJobs.json(action)) } else { BulkJobs.show(action) }
             }
         }
@@ -186,7 +186,7 @@ extension JobsCommand {
         func run() async throws {
             let id = self.id
             try await withQueue(database) { queue in
-                let action = try await queue.stopBulk(id: id, actor: OperatorIdentity.cli)
+                let action = try await queue.bulkActions.stop(id: id, actor: OperatorIdentity.cli)
                 say("bulk action \(id) stopped after \(action.acted) job(s)")
             }
         }
@@ -201,7 +201,7 @@ extension JobsCommand {
         func run() async throws {
             let id = self.id
             try await withQueue(database) { queue in
-                let action = try await queue.resumeBulk(id: id, actor: OperatorIdentity.cli)
+                let action = try await queue.bulkActions.resume(id: id, actor: OperatorIdentity.cli)
                 let blobs = action.action == .purge ? try Settings().blobStore() : nil
                 try await BulkJobs.follow(id, queue: queue, blobs: blobs)
             }

@@ -33,7 +33,7 @@ struct LimitsCommand: AsyncParsableCommand {
             do { change = try makeChange() } catch { throw fail(error) }
             let json = self.json
             try await withQueue(database) { queue in
-                let saved = try await queue.setKindLimits(change, actor: OperatorIdentity.cli)
+                let saved = try await queue.limits.set(change, actor: OperatorIdentity.cli)
                 if json {
                     LimitsCommand.printJSON(saved.map(KindLimitsView.init) ?? KindLimitsView(kind: change.kind))
                 } else if let saved {
@@ -80,7 +80,7 @@ struct LimitsCommand: AsyncParsableCommand {
         func run() async throws {
             let json = self.json
             try await withQueue(database) { queue in
-                let limits = try await queue.kindLimits()
+                let limits = try await queue.limits.list()
                 if json {
                     LimitsCommand.printJSON(limits.map(KindLimitsView.init))
                     return
@@ -108,7 +108,7 @@ struct LimitsCommand: AsyncParsableCommand {
         func run() async throws {
             let kind = self.kind
             try await withQueue(database) { queue in
-                let removed = try await queue.clearKindLimits(kind: kind, actor: OperatorIdentity.cli)
+                let removed = try await queue.limits.clear(kind: kind, actor: OperatorIdentity.cli)
                 say(removed ? "cleared the limits of \(kind)" : "\(kind) had no limit")
             }
         }

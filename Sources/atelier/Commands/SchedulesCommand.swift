@@ -36,7 +36,7 @@ struct SchedulesCommand: AsyncParsableCommand {
                                   priority: kind.priority, maxAttempts: kind.maxAttempts)
             let json = self.json
             try await withQueue(database) { queue in
-                let schedule = try await queue.addSchedule(new, actor: OperatorIdentity.cli)
+                let schedule = try await queue.schedules.add(new, actor: OperatorIdentity.cli)
                 if json {
                     JSONOutput.print(SchedulesCommand.json(schedule))
                 } else {
@@ -54,7 +54,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         func run() async throws {
             let json = self.json
             try await withQueue(database) { queue in
-                let schedules = try await queue.schedules()
+                let schedules = try await queue.schedules.list()
                 if json {
                     JSONOutput.print(schedules.map(SchedulesCommand.json))
                     return
@@ -90,7 +90,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         func run() async throws {
             let name = self.name
             try await withQueue(database) { queue in
-                try await queue.removeSchedule(named: name, actor: OperatorIdentity.cli)
+                try await queue.schedules.remove(named: name, actor: OperatorIdentity.cli)
                 say("removed schedule \(name)")
             }
         }
@@ -104,7 +104,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         func run() async throws {
             let name = self.name
             try await withQueue(database) { queue in
-                try await queue.pauseSchedule(named: name, actor: OperatorIdentity.cli)
+                try await queue.schedules.pause(named: name, actor: OperatorIdentity.cli)
                 say("paused schedule \(name)")
             }
         }
@@ -118,7 +118,7 @@ struct SchedulesCommand: AsyncParsableCommand {
         func run() async throws {
             let name = self.name
             try await withQueue(database) { queue in
-                try await queue.resumeSchedule(named: name, actor: OperatorIdentity.cli)
+                try await queue.schedules.resume(named: name, actor: OperatorIdentity.cli)
                 say("resumed schedule \(name)")
             }
         }

@@ -20,7 +20,7 @@ struct WeightsCommand: AsyncParsableCommand {
         func run() async throws {
             let owner = self.owner, weight = self.weight
             try await withQueue(database) { queue in
-                try await queue.setOwnerWeight(owner: owner, weight: weight, actor: OperatorIdentity.cli)
+                try await queue.ownerWeights.set(owner: owner, weight: weight, actor: OperatorIdentity.cli)
                 say("\(owner): weight \(weight.formatted(.number.precision(.fractionLength(0...2))))")
             }
         }
@@ -34,7 +34,7 @@ struct WeightsCommand: AsyncParsableCommand {
         func run() async throws {
             let json = self.json
             try await withQueue(database) { queue in
-                let weights = try await queue.ownerWeights()
+                let weights = try await queue.ownerWeights.list()
                 if json {
                     JSONOutput.print(weights.map {
                         ["owner": $0.owner, "weight": $0.weight, "updated_at": JSONOutput.time($0.updatedAt), "updated_by": $0.updatedBy] as [String: Any]
@@ -60,7 +60,7 @@ struct WeightsCommand: AsyncParsableCommand {
         func run() async throws {
             let owner = self.owner
             try await withQueue(database) { queue in
-                let removed = try await queue.clearOwnerWeight(owner: owner, actor: OperatorIdentity.cli)
+                let removed = try await queue.ownerWeights.clear(owner: owner, actor: OperatorIdentity.cli)
                 say(removed ? "\(owner): weight 1" : "\(owner) already weighs 1")
             }
         }

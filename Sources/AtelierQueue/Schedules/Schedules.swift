@@ -1,10 +1,28 @@
 import Foundation
+import Logging
 import PostgresNIO
+
+/// Cron schedules (table `schedules`): added, listed, paused, resumed and removed by operators
+/// (the CLI, the console, the admin API), and, for the maintenance leader, the ticks that are due
+/// and each tick's job enqueued exactly once. Reached as `queue.schedules`; docs/architecture.md §2.7a.
+public struct Schedules: QueueStatements {
+    package let client: PostgresClient
+    public let logger: Logger
+
+    init(_ queue: JobQueue) {
+        (client, logger) = (queue.client, queue.logger)
+    }
+}
+
+extension JobQueue {
+    /// Cron schedules and their ticks: ``Schedules``.
+    public var schedules: Schedules { Schedules(self) }
+}
 
 /// Cron schedules, as operators manage them (`atelier schedules`, the console's Queues page).
 /// Each change is written to the audit log in the same statement, as a queue's pause is
-/// (`target`: `schedule:<name>`). The ticks themselves: `JobQueue+ScheduleTicks.swift`.
-extension JobQueue {
+/// (`target`: `schedule:<name>`). The ticks themselves: `Schedules+Ticks.swift`.
+extension Schedules {
     private static let scheduleColumns = """
         name, cron, kind, queue, payload::text, priority::int, max_attempts, owner, paused, next_tick, last_tick,
         last_job_id, created_at
@@ -13,7 +31,7 @@ extension JobQueue {
     /// Adds a schedule whose first tick is the first after `now`; a name already taken is a
     /// conflict (remove the old schedule first).
     @discardableResult
-    package func addSchedule(_ new: NewSchedule, actor: String, now: Date = Date()) async throws -> Schedule {
+    package func add(_ new: NewSchedule, actor: String, now: Date = Date()) async throws -> Schedule {
         let cron = try new.validate()
         guard let first = cron.next(after: now) else { throw QueueError.invalidArgument("'\(new.cron)' never fires") }
         let rows = try await client.query("""
@@ -36,19 +54,19 @@ extension JobQueue {
     }
 
     /// Every schedule, by name.
-    package func schedules() async throws -> [Schedule] {
+    package func list() async throws -> [Schedule] {
         let rows = try await client.query("SELECT \(unescaped: Self.scheduleColumns) FROM schedules ORDER BY name", logger: logger)
         return try await Self.decodeSchedules(rows)
     }
 
-    package func schedule(named name: String) async throws -> Schedule {
+    package func find(named name: String) async throws -> Schedule {
         let rows = try await client.query("SELECT \(unescaped: Self.scheduleColumns) FROM schedules WHERE name = \(name)", logger: logger)
         guard let schedule = try await Self.decodeSchedules(rows).first else { throw Self.noSchedule(name) }
         return schedule
     }
 
     /// Removes a schedule; the jobs it enqueued stay.
-    package func removeSchedule(named name: String, actor: String) async throws {
+    package func remove(named name: String, actor: String) async throws {
         let removed = try await scalar("""
             WITH removed AS (DELETE FROM schedules WHERE name = \(name) RETURNING name), audited AS (
                 INSERT INTO audit_log (actor, action, target) SELECT \(actor), 'remove', 'schedule:' || name FROM removed
@@ -59,7 +77,7 @@ extension JobQueue {
 
     /// Stops enqueueing a schedule's ticks until it is resumed. Ticks that pass while it is paused
     /// are skipped, not caught up.
-    package func pauseSchedule(named name: String, actor: String) async throws {
+    package func pause(named name: String, actor: String) async throws {
         let changed = try await scalar("""
             WITH changed AS (
                 UPDATE schedules SET paused = true, updated_at = now() WHERE name = \(name) RETURNING name
@@ -71,8 +89,8 @@ extension JobQueue {
     }
 
     /// Enqueues a schedule's ticks again, from the first after `now`.
-    package func resumeSchedule(named name: String, actor: String, now: Date = Date()) async throws {
-        let schedule = try await schedule(named: name)
+    package func resume(named name: String, actor: String, now: Date = Date()) async throws {
+        let schedule = try await find(named: name)
         guard schedule.paused else { return }
         let cron: CronExpression
         do throws(CronError) { cron = try CronExpression(schedule.cron) } catch { throw QueueError.invalidArgument(error.message) }

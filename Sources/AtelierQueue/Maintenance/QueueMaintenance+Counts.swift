@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-extension JobQueue {
+extension QueueMaintenance {
     /// Folds the job-count deltas committed so far into `job_counts` (the migration's
     /// `atelier_fold_job_counts`), so that reading the counts stays as cheap as the number of
     /// groups. Run by the maintenance leader every tick; safe to run from anywhere at any time:

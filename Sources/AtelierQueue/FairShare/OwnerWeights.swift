@@ -1,5 +1,24 @@
 import Foundation
+import Logging
 import PostgresNIO
+
+/// Owners' weights in fair share (table `owner_weights`): an owner of weight 2 is served twice
+/// as often as one of weight 1 when both wait. Reached as `queue.ownerWeights`; the fair-share
+/// decision itself is SQL (`SQL/atelier_fair_tag.sql`, `SQL/atelier_fair_tags.sql`, and the
+/// promotion in `SQL/atelier_claim.sql`), docs/queue.md.
+public struct OwnerWeights: QueueStatements {
+    package let client: PostgresClient
+    public let logger: Logger
+
+    init(_ queue: JobQueue) {
+        (client, logger) = (queue.client, queue.logger)
+    }
+}
+
+extension JobQueue {
+    /// Owners' weights in fair share: ``OwnerWeights``.
+    public var ownerWeights: OwnerWeights { OwnerWeights(self) }
+}
 
 /// Owners' weights in fair share, as operators manage them (`atelier weights`). Each change
 /// writes one audit row (`target`: `owner:<name>`).
@@ -9,8 +28,8 @@ import PostgresNIO
 /// (`atelier_retry_jobs.sql`) and by the claim's promotion of jobs whose time has come; the claim
 /// (`atelier_claim.sql`) serves the lowest turns first and moves the clock. docs/architecture.md,
 /// "Fair share", explains the rule.
-extension JobQueue {
-    package func ownerWeights() async throws -> [OwnerWeight] {
+extension OwnerWeights {
+    package func list() async throws -> [OwnerWeight] {
         let rows = try await client.query(
             "SELECT owner, weight, updated_at, updated_by FROM owner_weights ORDER BY owner", logger: logger)
         var weights: [OwnerWeight] = []
@@ -21,7 +40,7 @@ extension JobQueue {
     }
 
     /// Gives `owner` the weight `weight` (0.01…100) for the jobs tagged from now on.
-    package func setOwnerWeight(owner: String, weight: Double, actor: String) async throws {
+    package func set(owner: String, weight: Double, actor: String) async throws {
         guard !owner.isEmpty, owner.utf8.count <= 200 else { throw QueueError.invalidArgument("an owner is 1–200 characters") }
         guard weight.isFinite, OwnerWeight.range.contains(weight) else {
             throw QueueError.invalidArgument("a weight must be within 0.01…100, got \(weight)")
@@ -39,7 +58,7 @@ extension JobQueue {
 
     /// Gives `owner` the default weight (1) again; false if it had none.
     @discardableResult
-    package func clearOwnerWeight(owner: String, actor: String) async throws -> Bool {
+    package func clear(owner: String, actor: String) async throws -> Bool {
         let removed = try await scalar("""
             WITH removed AS (DELETE FROM owner_weights WHERE owner = \(owner) RETURNING owner), audited AS (
                 INSERT INTO audit_log (actor, action, target) SELECT \(actor), 'clear weight', 'owner:' || owner FROM removed

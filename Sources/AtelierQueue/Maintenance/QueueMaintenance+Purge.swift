@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-extension JobQueue {
+extension QueueMaintenance {
     /// Deletes finished jobs (succeeded, failed, cancelled) that finished more than `olderThan`
     /// ago, with their events, in batches so that no statement holds locks for long.
     /// Returns the ids deleted, so callers can remove the jobs' blobs too.

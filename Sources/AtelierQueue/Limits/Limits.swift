@@ -1,11 +1,28 @@
 import Foundation
+import Logging
 import PostgresNIO
+
+/// Per-kind limits (table `kind_limits`): concurrency overall and per owner, a rate, a timeout,
+/// read by every claim. Reached as `queue.limits`.
+public struct Limits: QueueStatements {
+    package let client: PostgresClient
+    public let logger: Logger
+
+    init(_ queue: JobQueue) {
+        (client, logger) = (queue.client, queue.logger)
+    }
+}
+
+extension JobQueue {
+    /// Per-kind limits: ``Limits``.
+    public var limits: Limits { Limits(self) }
+}
 
 /// Limits per kind as operators manage them; the claim (`atelier_claim`) is what
 /// keeps them. Each change writes one audit row (`target`: `kind:<name>`).
-extension JobQueue {
+extension Limits {
     /// Every kind's limits, by kind.
-    public func kindLimits() async throws -> [KindLimits] {
+    public func list() async throws -> [KindLimits] {
         let rows = try await client.query("""
             SELECT kind, concurrency, owner_concurrency, rate, rate_period_ms, timeout_ms, updated_at, updated_by
               FROM kind_limits ORDER BY kind
@@ -15,7 +32,7 @@ extension JobQueue {
 
     /// Applies `change` to its kind's limits and returns what they are now (nil: none left).
     @discardableResult
-    public func setKindLimits(_ change: KindLimitsChange, actor: String) async throws -> KindLimits? {
+    public func set(_ change: KindLimitsChange, actor: String) async throws -> KindLimits? {
         try change.validate()
         var bindings = PostgresBindings(capacity: 11)
         bindings.append(change.kind)
@@ -42,7 +59,7 @@ extension JobQueue {
 
     /// Removes every limit of `kind`; false if it had none.
     @discardableResult
-    public func clearKindLimits(kind: String, actor: String) async throws -> Bool {
+    public func clear(kind: String, actor: String) async throws -> Bool {
         let removed = try await scalar("""
             WITH removed AS (DELETE FROM kind_limits WHERE kind = \(kind) RETURNING kind), audited AS (
                 INSERT INTO audit_log (actor, action, target) SELECT \(actor), 'clear limits', 'kind:' || kind FROM removed

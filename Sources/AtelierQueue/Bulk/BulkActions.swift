@@ -1,5 +1,25 @@
 import Foundation
+import Logging
 import PostgresNIO
+
+/// Bulk cancel, retry and purge by filter (table `bulk_actions`): previewed, begun, stepped in
+/// batches by a ``BulkActionRunner`` (`SQL/atelier_bulk_step.sql`), stopped and resumed.
+/// Reached as `queue.bulkActions`.
+public struct BulkActions: QueueStatements {
+    package let client: PostgresClient
+    public let logger: Logger
+    /// Whether a retried job is tagged for fair share (the queue's setting).
+    let fairShare: Bool
+
+    init(_ queue: JobQueue) {
+        (client, logger, fairShare) = (queue.client, queue.logger, queue.fairShare)
+    }
+}
+
+extension JobQueue {
+    /// Bulk actions by filter: ``BulkActions``.
+    public var bulkActions: BulkActions { BulkActions(self) }
+}
 
 /// What one batch of a bulk action did.
 package struct BulkStep: Sendable {
@@ -11,7 +31,7 @@ package struct BulkStep: Sendable {
     package var purged: [UUID]
 }
 
-extension JobQueue {
+extension BulkActions {
     /// How many jobs `action` would act on now, with up to `sampleSize` of them (newest first):
     /// a dry run. Changes nothing.
     public func preview(_ action: BulkActionKind, _ criteria: JobCriteria, sampleSize: Int = 10) async throws -> BulkPreview {
@@ -29,7 +49,7 @@ extension JobQueue {
 
     /// Records a new bulk action (and its line in the audit log) and returns it; nothing is acted
     /// on until its batches run (``BulkActionRunner``). `matched` is counted in the same snapshot.
-    public func beginBulk(_ action: BulkActionKind, _ criteria: JobCriteria, actor: String,
+    public func begin(_ action: BulkActionKind, _ criteria: JobCriteria, actor: String,
                           batchSize: Int = 1_000) async throws -> BulkAction {
         guard (1...10_000).contains(batchSize) else { throw QueueError.invalidArgument("the batch size must be between 1 and 10000") }
         // The filter's values ($1–$9) serve both the count and the row's columns.
@@ -57,7 +77,7 @@ extension JobQueue {
 
     /// Runs the next batch of bulk action `id` (`atelier_bulk_step`): one
     /// transaction, committed before it returns. A stopped or finished action takes no batch.
-    package func bulkStep(_ id: Int64) async throws -> BulkStep {
+    package func step(_ id: Int64) async throws -> BulkStep {
         // Its own transaction: the step's COMMIT is confirmed before the counts are reported
         // (docs/reliability.md, "A commit the caller can trust").
         try await client.withTransaction(logger: logger) { connection in
@@ -71,14 +91,14 @@ extension JobQueue {
     }
 
     /// One bulk action.
-    public func bulkAction(id: Int64) async throws -> BulkAction {
+    public func find(id: Int64) async throws -> BulkAction {
         let rows = try await client.query("SELECT \(unescaped: BulkAction.columns) FROM bulk_actions WHERE id = \(id)", logger: logger)
         for try await row in rows { return try BulkAction(row: row) }
         throw QueueError.jobNotFound("no bulk action \(id)")
     }
 
     /// The newest bulk actions first.
-    public func bulkActions(limit: Int = 50) async throws -> [BulkAction] {
+    public func list(limit: Int = 50) async throws -> [BulkAction] {
         let rows = try await client.query("""
             SELECT \(unescaped: BulkAction.columns) FROM bulk_actions ORDER BY id DESC LIMIT \(max(1, min(limit, 1_000)))
             """, logger: logger)
@@ -90,13 +110,13 @@ extension JobQueue {
     /// Stops a running action before its next batch (what was done stays done); a stopped one is
     /// left as it is. Refuses a finished one. Returns the action.
     @discardableResult
-    public func stopBulk(id: Int64, actor: String) async throws -> BulkAction {
+    public func stop(id: Int64, actor: String) async throws -> BulkAction {
         try await setBulkState(id: id, to: .stopped, from: [.running, .stopped], actor: actor)
     }
 
     /// Lets a stopped action take batches again (a runner must then run it). Returns the action.
     @discardableResult
-    public func resumeBulk(id: Int64, actor: String) async throws -> BulkAction {
+    public func resume(id: Int64, actor: String) async throws -> BulkAction {
         try await setBulkState(id: id, to: .running, from: [.running, .stopped], actor: actor)
     }
 
@@ -115,14 +135,14 @@ extension JobQueue {
             guard allowed.contains(before) else {
                 throw QueueError.conflict("bulk action \(id) is \(before); there is nothing to \(verb)")
             }
-            return try await bulkAction(id: id)
+            return try await find(id: id)
         }
         throw QueueError.jobNotFound("no bulk action \(id)")
     }
 
     /// Running actions no batch has moved for `idleFor`: their runner died (a killed CLI, a
     /// restarted API); the maintenance leader continues them.
-    package func abandonedBulkActions(idleFor: Duration) async throws -> [Int64] {
+    package func abandoned(idleFor: Duration) async throws -> [Int64] {
         let rows = try await client.query("""
             SELECT id FROM bulk_actions
              WHERE state = 'running' AND updated_at < now() - \(idleFor.milliseconds) * interval '1 millisecond'

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-extension JobQueue {
+extension QueueMaintenance {
     /// Of `ids`, those that name no job: purged, or never inserted (an upload whose insert
     /// failed). The orphan sweep removes such jobs' blob folders.
     package func missingJobs(_ ids: [UUID]) async throws -> Set<UUID> {

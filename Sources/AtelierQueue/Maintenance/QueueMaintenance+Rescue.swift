@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-extension JobQueue {
+extension QueueMaintenance {
     /// How many times in a row a job may lose its worker before the rescuer fails it as a
     /// poison pill (`ATELIER_CRASH_LIMIT`).
     public static let defaultCrashLimit = 5
