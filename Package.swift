@@ -69,7 +69,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Inspection/count_jobs.sql", "Inspection/job_counts.sql", "Inspection/queue_depths.sql",
-                      "Limits/set_kind_limits.sql", "Schedules/schedule_tick.sql", "Migrations", "SQL"],
+                      "Leases/report_progress.sql", "Limits/set_kind_limits.sql", "Maintenance/purge_finished.sql",
+                      "Schedules/schedule_tick.sql", "Migrations", "SQL"],
             plugins: ["EmbedAssets"]
         ),
         // The apps' migration line: users and their tokens, app tokens, documents and reviews,

@@ -44,27 +44,21 @@ extension JobQueue {
     }
 
     /// Reports progress of a running attempt (0…100 and a step name) and appends a `progress`
-    /// event. Fenced like completion: returns `false` if the lease is no longer this worker's.
+    /// event (`report_progress.sql`). Fenced like completion: returns `false` if the lease is no
+    /// longer this worker's.
     package func reportProgress(
         job: ClaimedJob, percent: Int, step: String?, detail: String? = nil
     ) async throws -> Bool {
         let percent = min(100, max(0, percent))
         if let detail { try Self.requireJSONObject(detail, what: "progress detail") }
-        let rows = try await client.query("""
-            WITH updated AS (
-                UPDATE jobs SET progress = \(percent), progress_step = \(step), updated_at = now()
-                 WHERE id = \(job.id) AND attempt = \(job.attempt) AND state = 'running'
-                   AND lease_owner = \(job.leaseOwner)
-                RETURNING id
-            ), events AS (
-                INSERT INTO job_events (job_id, type, data)
-                SELECT id, 'progress',
-                       jsonb_strip_nulls(jsonb_build_object('progress', \(percent)::int, 'step', \(step)::text))
-                       || coalesce(\(detail)::jsonb, '{}'::jsonb)
-                  FROM updated
-            )
-            SELECT count(*)::int FROM updated
-            """, logger: logger)
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(job.id)
+        bindings.append(job.attempt)
+        bindings.append(job.leaseOwner)
+        bindings.append(percent)
+        bindings.append(step)
+        bindings.append(detail)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: EmbeddedAssets.reportProgressSql, binds: bindings), logger: logger)
         var count = 0
         for try await n in rows.decode(Int.self) { count = n }
         return count == 1
