@@ -28,7 +28,7 @@ package struct Document: Sendable, Equatable {
     }
 }
 
-/// `documents` (migration 0006), every query scoped to one owner. Deleting a document deletes
+/// `documents`, every query scoped to one owner. Deleting a document deletes
 /// its vector in the same transaction; an index job that runs after the delete finds no
 /// document and stores nothing.
 package struct DocumentStore: Sendable {

@@ -16,7 +16,7 @@ package struct Review: Sendable, Equatable {
     package var answer: String
 }
 
-/// `reviews` (migration 0011): spaced review of documents in a review plan. Reviews are made
+/// `reviews`: spaced review of documents in a review plan. Reviews are made
 /// with their document (``DocumentStore/create(owner:collection:question:answer:metadata:inReviewPlan:reviewsAfterDays:)``),
 /// kept when it is edited and deleted with it (ON DELETE CASCADE). Every query is scoped to one owner.
 package struct ReviewStore: Sendable {

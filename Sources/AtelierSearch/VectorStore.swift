@@ -49,7 +49,7 @@ package struct NewIndexedItem: Sendable {
     }
 }
 
-/// Indexed items in PostgreSQL with pgvector (migration 0005): upsert by source, nearest
+/// Indexed items in PostgreSQL with pgvector (`indexed_items`): upsert by source, nearest
 /// neighbours by cosine distance on the HNSW index. Every query is scoped to one owner.
 package struct VectorStore: Sendable {
     package let client: PostgresClient

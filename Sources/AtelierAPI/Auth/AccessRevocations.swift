@@ -6,8 +6,8 @@ import Synchronization
 /// What this API process knows of access tokens revoked before they expire (logout) and of
 /// disabled users, so a JWT check costs no database round trip. Filled from the database on
 /// first use and after every listener reconnect; kept current by the `atelier_tokens`
-/// notifications the revocation and the disabling raise (`jti:<id>`, `user:<id>`, migration
-/// 0010). While the listener is down nothing in memory can be trusted, so each check asks the
+/// notifications the revocation and the disabling raise (`jti:<id>`, `user:<id>`, triggers of
+/// the apps' migration line). While the listener is down nothing in memory can be trusted, so each check asks the
 /// database.
 ///
 /// A `user:` notification (or a reconnect) that arrives while a reload is reading makes that

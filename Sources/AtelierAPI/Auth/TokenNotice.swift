@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an `atelier_tokens` notification is about (migrations 0003, 0010): the app tokens
+/// What an `atelier_tokens` notification is about (triggers of the apps' migration line): the app tokens
 /// changed (`changed`), one user's access token was revoked (`jti:<id>`), or one user was
 /// disabled or enabled (`user:<id>`). Each listener acts on what it names: a logout must not
 /// flush every process's app-token cache nor make every stream check ask the database.

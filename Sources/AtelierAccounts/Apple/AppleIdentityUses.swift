@@ -3,9 +3,9 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// The Apple identity tokens already spent on a sign-in (`apple_identity_uses`, migration
-/// 0015), each kept until it expires. An identity token is good for minutes and carries no nonce
-/// of ours: replayed, it minted a new session each time. Now it is good for one sign-in. A token
+/// The Apple identity tokens already spent on a sign-in (`apple_identity_uses`), each
+/// kept until it expires. An identity token is good for minutes and carries no nonce of ours,
+/// so a replayed one would mint a new session each time; kept here, it is good for one sign-in. A token
 /// is known by the SHA-256 of its signature's bytes (``AppleSignIn/Identity/signature``), not of
 /// its text, which a client can spell about 32 ways that all verify.
 package struct AppleIdentityUses: Sendable {

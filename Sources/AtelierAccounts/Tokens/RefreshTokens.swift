@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 
 /// Refresh tokens: 256 random bits shown once, stored as SHA-256 hashes (`refresh_tokens`,
-/// migration 0010), valid for ``lifetime`` (30 days), and rotated on every use. Each belongs to
+/// of the apps' migration line), valid for ``lifetime`` (30 days), and rotated on every use. Each belongs to
 /// a family — the chain of tokens from one sign-in. Presenting a token that was already used
 /// means two parties hold it (a stolen copy, or a replay): the whole family is revoked, and both
 /// must sign in again.
@@ -19,7 +19,7 @@ package struct RefreshTokens: Sendable {
     package let client: PostgresClient
     package let lifetime: Duration
     package let reuseWindow: Duration
-    /// No family outlives this from its sign-in (`signed_in_at`, migration 0014), however often
+    /// No family outlives this from its sign-in (`signed_in_at`), however often
     /// it is rotated: its tokens expire then, and the access tokens issued with them too.
     package let sessionMaxAge: Duration
     let logger: Logger

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Access tokens revoked before they expire (`revoked_access_tokens`, migration 0010): logout
+/// Access tokens revoked before they expire (`revoked_access_tokens`): logout
 /// writes the token's `jti` here, kept until the token would have expired anyway. The insert
 /// notifies `atelier_tokens` with `jti:<id>`, so every API process refuses it at once.
 package struct RevokedAccessTokens: Sendable {
@@ -20,7 +20,7 @@ package struct RevokedAccessTokens: Sendable {
     package func revoke(_ claims: AccessClaims) async throws -> Bool {
         guard let jti = claims.tokenID else { return false }
         // Tokens that have expired need no revocation any more: each revocation clears them (by
-        // the expiry index, migration 0014), so the table holds at most an access token's
+        // the expiry index), so the table holds at most an access token's
         // lifetime of logouts.
         let rows = try await client.query("""
             WITH expired AS (DELETE FROM revoked_access_tokens WHERE expires_at < now() - interval '1 minute')

@@ -4,7 +4,7 @@ import Logging
 import AtelierLanes
 import PostgresNIO
 
-/// Users in PostgreSQL (`users`, migration 0010). Emails are unique without regard to case and
+/// Users in PostgreSQL (`users`). Emails are unique without regard to case and
 /// kept as given; lookups lowercase both sides.
 package struct UserStore: Sendable {
     package let client: PostgresClient
