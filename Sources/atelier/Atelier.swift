@@ -12,7 +12,7 @@ struct Atelier: AsyncParsableCommand {
             69 database unreachable, 78 configuration or schema problem.
             """,
         version: AtelierVersion.current,
-        subcommands: [ServeCommand.self, DevCommand.self, MigrateCommand.self, WorkCommand.self, QueueCommand.self, JobsCommand.self, SchedulesCommand.self, LimitsCommand.self, WeightsCommand.self, WorkersCommand.self, TokensCommand.self, UsersCommand.self, StylesCommand.self, VariantCommand.self, AnalyzeCommand.self, BenchCommand.self]
+        subcommands: [ServeCommand.self, DevCommand.self, MigrateCommand.self, WorkCommand.self, QueueCommand.self, JobsCommand.self, SchedulesCommand.self, LimitsCommand.self, WeightsCommand.self, WorkersCommand.self, TokensCommand.self, UsersCommand.self, StylesCommand.self, VariantCommand.self, OpenAPICommand.self, AnalyzeCommand.self, BenchCommand.self]
     )
 
     static func main() async {
