@@ -86,7 +86,7 @@ public final class TestDatabase: Sendable {
         try? await Self.adminExecute(admin, "DROP DATABASE IF EXISTS \(url.database) WITH (FORCE)")
     }
 
-    private static func adminExecute(_ admin: DatabaseURL, _ sql: String) async throws {
+    public static func adminExecute(_ admin: DatabaseURL, _ sql: String) async throws {
         var logger = Logger(label: "test-admin")
         logger.logLevel = .error
         try await JobQueue.withQueue(url: admin, maxConnections: 1, logger: logger) { queue in

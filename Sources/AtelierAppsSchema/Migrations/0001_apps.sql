@@ -3,8 +3,9 @@
 -- items (pgvector). Nothing here refers to the queue's tables, and the queue refers to none of
 -- these; read the whole schema in docs/schema.sql.
 
-CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
-COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access methods';
+-- pgvector. In the containers the superuser has created it already, and the role that migrates
+-- owns the database but not the extension: nothing here may need the extension's owner.
+CREATE EXTENSION IF NOT EXISTS vector;
 
 -- Accounts: users (scrypt passwords or Sign in with Apple), disabled ones notified at once.
 CREATE TABLE users (
