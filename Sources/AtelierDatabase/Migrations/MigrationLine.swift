@@ -31,9 +31,10 @@ public struct MigrationLine: Sendable, Equatable {
     /// A build whose files break the rules fails its first use, at start-up, with the reason.
     package static func embedded(_ name: String, files: [(path: String, text: String)]) -> MigrationLine {
         do {
+            let folder = "Migrations/"
             let migrations = try Migration.parse(
-                files.filter { $0.path.hasPrefix("Migrations/") && !$0.path.dropFirst(11).contains("/") && $0.path.hasSuffix(".sql") }
-                    .map { (String($0.path.dropFirst(11)), $0.text) },
+                files.filter { $0.path.hasPrefix(folder) && $0.path.hasSuffix(".sql") && !$0.path.dropFirst(folder.count).contains("/") }
+                    .map { (String($0.path.dropFirst(folder.count)), $0.text) },
                 from: "the \(name) line built in")
             return try MigrationLine(name: name, migrations: migrations, definitions: Definition.from(files: files, under: "SQL"))
         } catch {

@@ -57,7 +57,9 @@ public struct Migrator: Sendable {
         let logger = self.logger
         let adopted = try await client.withTransaction(logger: logger) { connection -> Bool in
             try await Self.lock(connection, logger: logger)
-            return try await SingleLineAdoption.adoptIfNeeded(connection, lines: lines, logger: logger)
+            let adopted = try await SingleLineAdoption.adoptIfNeeded(connection, lines: lines, logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: Self.migrationsTable), logger: logger)
+            return adopted
         }
         if adopted { logger.info("adopted a database from before the migration lines", metadata: ["lines": "queue, apps"]) }
         var appliedNow: [Applied] = []
@@ -198,8 +200,9 @@ public struct Migrator: Sendable {
         }
     }
 
+    /// The recorded migrations; none when nothing was ever migrated (`--status` on a new database
+    /// creates nothing). ``migrate()`` creates the table before its first read.
     private static func appliedRows(_ connection: PostgresConnection, logger: Logger) async throws -> [Applied] {
-        try await connection.query(PostgresQuery(unsafeSQL: migrationsTable), logger: logger)
         do {
             let rows = try await connection.query(
                 "SELECT line, version, name, checksum FROM atelier_schema_migrations ORDER BY line, version", logger: logger)
@@ -210,6 +213,8 @@ public struct Migrator: Sendable {
             return result
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42703" {   // undefined_column
             throw SchemaError("the database schema is from before the migration lines: run `atelier migrate`")
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {   // undefined_table
+            return []
         }
     }
 

@@ -38,7 +38,8 @@ public struct Atelier: Sendable {
         let answer = try await call { try await client.createJob(body: .multipartForm(MultipartBody(parts))) }
         switch answer {
         case .ok(let ok): return try decoded { try ok.body.json }
-        default: throw .unexpected(status: 0, requestID: nil)
+        case .undocumented(let status, _): throw .unexpected(status: status, requestID: nil)
+        default: throw Self.reportedAlready
         }
     }
 
@@ -51,7 +52,8 @@ public struct Atelier: Sendable {
         switch answer {
         case .ok(let ok): return (try decoded { try ok.body.json }, ok.headers.eTag)
         case .notModified(let notModified): return (nil, notModified.headers.eTag ?? etag)
-        default: throw .unexpected(status: 0, requestID: nil)
+        case .undocumented(let status, _): throw .unexpected(status: status, requestID: nil)
+        default: throw Self.reportedAlready
         }
     }
 
@@ -73,7 +75,7 @@ public struct Atelier: Sendable {
     /// is sent, the signature is the permission. At most `limit` bytes.
     public func download(_ url: String, limit: Int = 64 * 1024 * 1024) async throws(AtelierError) -> Data {
         guard let target = URL(string: url), let scheme = target.scheme, let host = target.host else {
-            throw .unexpected(status: 0, requestID: nil)
+            throw .transport(reason: "not an absolute URL: \(url.prefix(200))")
         }
         let base = URL(string: "\(scheme)://\(host)" + (target.port.map { ":\($0)" } ?? ""))!
         let pathAndQuery = target.path + (target.query.map { "?\($0)" } ?? "")
@@ -90,6 +92,10 @@ public struct Atelier: Sendable {
             throw .transport(reason: "\(error)")
         }
     }
+
+    /// The documented error answers (4xx, 5xx) never reach a call's `switch`: the error middleware
+    /// has thrown them as ``AtelierError/server(status:error:message:field:requestID:retryAfter:)``.
+    static let reportedAlready = AtelierError.transport(reason: "an error answer passed the error middleware")
 
     /// Runs a generated call, so that what it throws is an ``AtelierError``.
     func call<T>(_ body: () async throws -> T) async throws(AtelierError) -> T {
